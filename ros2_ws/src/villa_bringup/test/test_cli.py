@@ -1,0 +1,58 @@
+import subprocess
+import sys
+
+import pytest
+
+from villa_bringup import cli, doctor
+
+
+def test_no_subcommand_prints_help_and_fails(capsys):
+    assert cli.main([]) == 2
+    assert "doctor" in capsys.readouterr().out
+
+
+def test_unknown_subcommand_is_an_argparse_error():
+    with pytest.raises(SystemExit) as e:
+        cli.main(["no-such-command"])
+    assert e.value.code == 2
+
+
+def test_doctor_check_functions_pass_here():
+    for check in (doctor.check_python(), doctor.check_rclpy(), doctor.check_interfaces(), doctor.check_shm()):
+        assert check.ok, check
+
+
+def test_doctor_flags_bad_domain(monkeypatch):
+    monkeypatch.setenv("ROS_DOMAIN_ID", "150")
+    c = doctor.check_domain()
+    assert not c.ok and "ephemeral" in c.detail and c.fix
+    monkeypatch.setenv("ROS_DOMAIN_ID", "abc")
+    assert not doctor.check_domain().ok
+
+
+def test_doctor_reports_missing_interfaces(monkeypatch):
+    monkeypatch.setattr(doctor, "VILLA_MSGS", doctor.VILLA_MSGS + ("NoSuchMessage",))
+    c = doctor.check_interfaces()
+    assert not c.ok and "NoSuchMessage" in c.detail and "make setup" in c.fix
+
+
+@pytest.mark.integration
+def test_villa_doctor_command_end_to_end(ros_domain):
+    res = subprocess.run(["villa", "doctor"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "[ ok ] dds" in res.stdout
+    assert res.stdout.strip().endswith("all checks passed")
+
+
+@pytest.mark.integration
+def test_villa_doctor_explains_a_broken_environment(tmp_path):
+    # A bare interpreter without the workspace: doctor must say what is wrong, not crash.
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}
+    code = "import sys; sys.path[:0]=[%r]; from villa_bringup import doctor; sys.exit(doctor.main())"
+    import villa_bringup
+
+    pkg_parent = str(__import__("pathlib").Path(villa_bringup.__file__).resolve().parents[1])
+    res = subprocess.run([sys.executable, "-I", "-c", code % pkg_parent], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert res.returncode == 1
+    assert "FAIL" in res.stdout and "fix: run `make setup`" in res.stdout

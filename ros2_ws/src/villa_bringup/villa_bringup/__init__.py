@@ -1,0 +1,1 @@
+"""Bring-up of the villa stack: the `villa` command, team configuration and launch files."""

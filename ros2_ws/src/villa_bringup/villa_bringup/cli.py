@@ -1,0 +1,53 @@
+"""The `villa` command: one entry point whose subcommands the packages provide.
+
+    villa doctor        check the environment (this issue)
+
+Subcommands are listed in SUBCOMMANDS as "module:function"; each module is imported only when its
+subcommand runs, so a broken package cannot take the whole command down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module:callable taking the parsed args, one-line help, function adding its arguments)
+SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "doctor": ("villa_bringup.doctor:main", "check Python, rclpy, DDS and the built interfaces", None),
+}
+
+
+def _resolve(spec: str):
+    module, func = spec.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="villa",
+        description="villa: a ROS 2 stack for RoboCup 3D simulated soccer (UT Austin Villa 2011 design).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+    for name, (_, help_text, add_args) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if add_args:
+            _resolve(add_args)(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(_resolve(SUBCOMMANDS[args.command][0])(args) or 0)
+    except KeyboardInterrupt:
+        print(f"villa {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
