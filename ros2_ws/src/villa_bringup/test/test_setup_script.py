@@ -61,7 +61,8 @@ def test_failed_colcon_build_names_the_package_and_leaves_no_build_stamp(tmp_pat
         "<license>Apache-2.0</license><buildtool_depend>ament_cmake</buildtool_depend>"
         "<export><build_type>ament_cmake</build_type></export></package>"
     )
-    (pkg / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.8)\nproject(broken_pkg)\nthis is not cmake(\n")
+    cmake = "cmake_minimum_required(VERSION 3.8)\nproject(broken_pkg)\nthis is not cmake(\n"
+    (pkg / "CMakeLists.txt").write_text(cmake)
     res = _run(tmp_path, {})
     assert res.returncode == 1, res.stdout + res.stderr
     assert "colcon build failed for: broken_pkg" in res.stderr
