@@ -1,0 +1,22 @@
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = "villa_nao"
+
+setup(
+    name=package_name,
+    version="0.1.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+        ("share/" + package_name + "/models", glob("models/*")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=True,
+    maintainer="villa founders",
+    maintainer_email="founders@villa-robocup.org",
+    description="The Nao: joint table, kinematics, field geometry and model files.",
+    license="Apache-2.0",
+)
