@@ -18,6 +18,10 @@ BUILD_STAMP="$WS/install/.villa-built"
 LOGDIR="$ROOT/.villa-logs"
 mkdir -p "$LOGDIR"
 
+# One setup at a time per checkout: concurrent colcon builds into one install/ would corrupt it.
+exec 9>"$LOGDIR/setup.lock"
+flock 9
+
 say() { echo "villa setup: $*"; }
 fail() {  # one clear line: what failed and what to do
     echo "villa setup: FAILED: $1 -- $2" >&2
