@@ -1,6 +1,7 @@
 """The `villa` command: one entry point whose subcommands the packages provide.
 
-    villa doctor        check the environment (this issue)
+    villa doctor        check the environment
+    villa sim           start the embedded simulator
 
 Subcommands are listed in SUBCOMMANDS as "module:function"; each module is imported only when its
 subcommand runs, so a broken package cannot take the whole command down.
@@ -15,6 +16,8 @@ import sys
 # name -> (module:callable taking the parsed args, one-line help, function adding its arguments)
 SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
     "doctor": ("villa_bringup.doctor:main", "check Python, rclpy, DDS and the built interfaces", None),
+    "sim": ("villa_sim.cli:main", "start the embedded simulator (rcssservermj, Nao, SimSpark field)",
+            "villa_sim.cli:add_arguments"),
 }
 
 
@@ -32,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (_, help_text, add_args) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if add_args:
-            _resolve(add_args)(p)
+            try:
+                _resolve(add_args)(p)
+            except Exception as e:  # a broken package must not take the other subcommands down
+                p.description = f"{help_text} (unavailable: {e})"
     return parser
 
 

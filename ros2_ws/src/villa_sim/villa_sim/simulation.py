@@ -1,0 +1,250 @@
+"""The villa simulation: rcssservermj's soccer simulation, extended (not forked) for a SimSpark-like game.
+
+What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
+- our Nao (villa_nao.mjcf) as robot models "nao" (type 0) and "nao0".."nao4" (SimSpark's robot types);
+- SimSpark's ball (r = 0.042 m, 26 g) and landmarks F1L..F2R, G1L..G2R instead of rcssservermj's markers;
+- SimSpark's vision noise (villa_sim.noise), foot pressure `FRP`, and SimSpark's `(say msg)` / `hear`;
+- a ground-truth block `(GT ...)` in every monitor message for trainers, tests and benchmarks;
+- robustness: a joint command naming an unknown actuator is ignored (logged once), not a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import mujoco
+import numpy as np
+from rcsssmj.games.soccer.server.soccer_action_parser import SoccerActionParser
+from rcsssmj.games.soccer.sim.soccer_sim import SoccerSimulation
+from rcsssmj.games.teams import TeamSide
+from rcsssmj.resources.spec_provider import ModelSpecProvider
+from rcsssmj.sim.actions import SimAction
+from rcsssmj.sim.agent_id import AgentID
+from rcsssmj.sim.perceptions import AgentDetection, ObjectDetection, VisionPerception
+from rcsssmj.sim.state_info import SimStateInformation
+
+from villa_nao import field as F
+from villa_sim.audio import Listener, SayHearModel
+from villa_sim.field import SimSparkField, SimSparkRules
+from villa_sim.noise import VisionNoise
+from villa_sim.perceptions import ForceResistancePerception, HearPerception
+
+logger = logging.getLogger(__name__)
+
+NAO_MODELS = {"nao": 0, **{f"nao{t}": t for t in range(5)}}
+FOOT_GEOMS = {"lf": "lfoot", "rf": "rfoot", "lf1": "ltoe", "rf1": "rtoe"}
+
+
+class VillaSpecProvider(ModelSpecProvider):
+    """Serves our Nao (generated from villa_nao) and rcssservermj's own robots and world."""
+
+    def load_robot_spec(self, robot: str, variant: str | None = None) -> Any | None:
+        if robot in NAO_MODELS:
+            from villa_nao.mjcf import make_mjcf
+
+            return mujoco.MjSpec.from_string(make_mjcf(NAO_MODELS[robot]))
+        return super().load_robot_spec(robot, variant)
+
+
+class SayAction(SimAction):
+    """SimSpark's say effector: (say <message>)."""
+
+    def __init__(self, actuator_name: str, message: str) -> None:
+        super().__init__(actuator_name)
+        self.message = message
+
+    def perform(self, ai) -> None:
+        ai.villa_say(self.actuator_name, self.message)
+
+
+class VillaActionParser(SoccerActionParser):
+    """rcssservermj's soccer actions plus SimSpark's (say msg)."""
+
+    def parse_node(self, node, model_prefix: str):
+        if node[0] == b"say" and len(node) >= 2:
+            # SimSpark's parser splits "(say a b)" into atoms and the effector takes the first (logs README).
+            try:
+                return SayAction(model_prefix + "say", node.get_str(1))
+            except Exception:  # a malformed say is dropped like any malformed action
+                return None
+        return super().parse_node(node, model_prefix)
+
+
+class GroundTruth(SimStateInformation):
+    """(GT (t sim)(gt game)(pm mode)(sl n)(sr n)(ball x y z vx vy vz)(P team side unum x y z qw qx qy qz)...)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__("GT")
+        self._text = text
+
+    def to_sexp(self, full: bool) -> str:
+        return self._text
+
+
+class VillaSoccerSimulation(SoccerSimulation):
+    """rcssservermj's soccer simulation on SimSpark's field, with SimSpark's perceptions and rules."""
+
+    def __init__(self, *, vision_noise: bool = True, seed: int | None = None) -> None:
+        super().__init__(field=SimSparkField(), rules=SimSparkRules())
+        # A constructor argument of BaseSimulation that SoccerSimulation does not forward: set it here.
+        self.spec_provider = VillaSpecProvider()
+        self.vision_noise = vision_noise
+        self.rng = np.random.default_rng(seed)
+        self._noise: dict[AgentID, VisionNoise] = {}
+        self._audio = SayHearModel()
+        self._unknown_actuators: set[str] = set()
+        self.idle_pacing = True
+
+    # --- world -------------------------------------------------------------------------------------
+    def _create_world(self) -> Any | None:
+        world = super()._create_world()
+        if world is None:
+            return None
+        for site in list(world.sites):  # rcssservermj's line-junction markers: SimSpark has none
+            if site.name.endswith("-vismarker") and site.name != "B-vismarker":
+                world.delete(site)
+        for name, (x, y, z) in F.LANDMARKS.items():
+            site = world.worldbody.add_site()
+            site.name = name + "-vismarker"
+            site.pos = [x, y, z]
+        ball = world.geom("ball")
+        ball.size[0] = F.BALL_RADIUS
+        ball.mass = F.BALL_MASS
+        world.body("ball").pos[2] = F.BALL_RADIUS
+        return world
+
+    def init(self) -> bool:
+        if not super().init():
+            return False
+        self.ball.init(self._mj_spec, self._mj_model, self._mj_data, radius=F.BALL_RADIUS)
+        return True
+
+    def step(self, monitor_commands) -> None:
+        # With no player connected, rcssservermj's as-fast-as-possible loop would spin a core; pace it.
+        if self.idle_pacing and not any(True for _ in self.sim_agents):
+            time.sleep(self.timestep)
+        super().step(monitor_commands)
+
+    # --- actions -----------------------------------------------------------------------------------
+    def ctrl_motor(self, name: str, q: float, dq: float, kp: float, kd: float, tau: float) -> None:
+        try:
+            super().ctrl_motor(name, q, dq, kp, kd, tau)
+        except KeyError:
+            if name not in self._unknown_actuators:
+                self._unknown_actuators.add(name)
+                logger.warning("ignoring commands for unknown actuator %s", name)
+
+    def villa_say(self, actuator_name: str, message: str) -> None:
+        agent_id = AgentID.from_prefixed_name(actuator_name)
+        player = None if agent_id is None else self.get_players(agent_id.team_id).get(agent_id.player_no)
+        if player is None:
+            return
+        self._audio.say(self.frame_id, agent_id, player.team_name, (player.xpos[0], player.xpos[1]),
+                        self.game_state.play_time, message)
+
+    # --- perceptions -------------------------------------------------------------------------------
+    def generate_perceptions(self, *, gen_vision: bool | None = None) -> None:
+        super().generate_perceptions(gen_vision=gen_vision)
+        agents = list(self.sim_agents)
+        listeners = {a.agent_id: Listener(a.team_name, "left" if a.agent_id.team_id == TeamSide.LEFT.value
+                                          else "right", (float(a.xpos[0]), float(a.xpos[1]))) for a in agents}
+        heard = self._audio.deliver(self.frame_id, listeners)
+        for agent in agents:
+            extra = list(self._foot_pressure(agent))
+            if heard.get(agent.agent_id):
+                extra.append(HearPerception(heard[agent.agent_id]))
+            perceptions = list(agent.perceptions)
+            if self.vision_noise:
+                perceptions = [self._noisy(agent.agent_id, p) if isinstance(p, VisionPerception) else p
+                               for p in perceptions]
+            agent.set_perceptions(perceptions + extra)
+
+    def _noisy(self, agent_id: AgentID, vision: VisionPerception) -> VisionPerception:
+        noise = self._noise.get(agent_id)
+        if noise is None:
+            noise = self._noise[agent_id] = VisionNoise.draw(self.rng)
+        flat: list[ObjectDetection] = []
+        for det in vision.obj_detections:
+            flat.extend(det.body_detections if isinstance(det, AgentDetection) else [det])
+        if not flat:
+            return vision
+        d, az, el, keep = noise.apply(np.array([o.distance for o in flat]), np.array([o.azimuth for o in flat]),
+                                      np.array([o.inclination for o in flat]))
+        noisy = {id(o): ObjectDetection(o.name, float(az[i]), float(el[i]), float(d[i]))
+                 for i, o in enumerate(flat) if keep[i]}
+        out = []
+        for det in vision.obj_detections:
+            if isinstance(det, AgentDetection):
+                parts = [noisy[id(o)] for o in det.body_detections if id(o) in noisy]
+                if parts:
+                    out.append(AgentDetection(det.name, det.team_name, det.player_no, parts))
+            elif id(det) in noisy:
+                out.append(noisy[id(det)])
+        return VisionPerception(vision.name, out)
+
+    def _foot_pressure(self, agent):
+        """SimSpark's FRP for each foot (and toe) touching something: centre and force in the foot frame."""
+        model, data = self._mj_model, self._mj_data
+        prefix = agent.agent_id.prefix
+        geoms = {}
+        for perceptor, geom in FOOT_GEOMS.items():
+            gid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, prefix + geom)
+            if gid >= 0:
+                geoms[gid] = perceptor
+        if not geoms:
+            return
+        force6 = np.zeros(6)
+        acc = {gid: [np.zeros(3), np.zeros(3), 0.0] for gid in geoms}  # force sum, weighted point, weight
+        for i in range(data.ncon):
+            con = data.contact[i]
+            if con.geom1 in geoms:
+                gid, sign = con.geom1, -1.0
+            elif con.geom2 in geoms:
+                gid, sign = con.geom2, 1.0
+            else:
+                continue
+            mujoco.mj_contactForce(model, data, i, force6)
+            f_world = sign * (con.frame.reshape(3, 3).T @ force6[:3])
+            a = acc[gid]
+            a[0] += f_world
+            w = max(abs(force6[0]), 1e-9)
+            a[1] += w * con.pos
+            a[2] += w
+        for gid, (f_world, wp, w) in acc.items():
+            if w <= 0.0:
+                continue
+            rot = data.geom_xmat[gid].reshape(3, 3)
+            centre = rot.T @ (wp / w - data.geom_xpos[gid])
+            f_local = rot.T @ f_world
+            # REP-103 foot frame (x forward, y left) -> SimSpark's (x right, y forward)
+            yield ForceResistancePerception(geoms[gid], (-centre[1], centre[0], centre[2]),
+                                            (-f_local[1], f_local[0], f_local[2]))
+
+    # --- monitor -----------------------------------------------------------------------------------
+    def generate_state_information(self) -> list[SimStateInformation]:
+        info = super().generate_state_information()
+        info.append(GroundTruth(self.ground_truth_sexp()))
+        return info
+
+    def ground_truth_sexp(self) -> str:
+        gs = self.game_state
+        b, bv = self.ball.xpos, self.ball._qvel
+        parts = [f"(GT (t {self.sim_time:.3f})(gt {gs.play_time:.3f})(pm {gs.play_mode.value})"
+                 f"(sl {gs.get_team_score(TeamSide.LEFT)})(sr {gs.get_team_score(TeamSide.RIGHT)})"
+                 f"(ball {b[0]:.4f} {b[1]:.4f} {b[2]:.4f} {bv[0]:.4f} {bv[1]:.4f} {bv[2]:.4f})"]
+        for a in self.sim_agents:
+            side = "left" if a.agent_id.team_id == TeamSide.LEFT.value else "right"
+            p, q = a.xpos, a.xquat
+            parts.append(f"(P {a.team_name} {side} {a.agent_id.player_no} {p[0]:.4f} {p[1]:.4f} {p[2]:.4f} "
+                         f"{q[0]:.5f} {q[1]:.5f} {q[2]:.5f} {q[3]:.5f})")
+        return "".join(parts) + ")"
+
+
+def yaw_of(quat: Sequence[float]) -> float:
+    """Heading (rad) of a body's +x axis from a (w, x, y, z) quaternion."""
+    w, x, y, z = quat
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))

@@ -1,0 +1,105 @@
+"""Helpers to start `villa sim` and talk to it from tests, benchmarks and tools (no ROS needed)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def free_ports(n: int = 2) -> list[int]:
+    """n currently free TCP ports on 127.0.0.1."""
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+class SimProcess:
+    """`villa sim` in a subprocess on free ports; stopped with SIGINT (then SIGKILL) on exit."""
+
+    def __init__(self, *extra_args: str, noise: bool = True, seed: int | None = 1, log_dir: str | None = None):
+        self.agent_port, self.monitor_port = free_ports(2)
+        self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="villa-sim-")) / "sim.log"
+        args = [sys.executable, "-m", "villa_sim.cli", "--agent-port", str(self.agent_port),
+                "--monitor-port", str(self.monitor_port), "--vision-noise", "simspark" if noise else "off",
+                *(["--seed", str(seed)] if seed is not None else []), *extra_args]
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
+                                     cwd=self.log_path.parent, start_new_session=True)
+        self._wait_listening()
+
+    def _wait_listening(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"villa sim exited with {self.proc.returncode}: {self.log()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.agent_port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"villa sim did not listen within {timeout} s: {self.log()}")
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text()[-4000:]
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGINT)
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            except ProcessLookupError:
+                pass
+        self._log.close()
+        return self.proc.returncode
+
+    def __enter__(self) -> SimProcess:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class RawAgent:
+    """A bare rcssservermj agent connection: length-prefixed messages, nothing else."""
+
+    def __init__(self, port: int, model: str, team: str, unum: int, host: str = "127.0.0.1"):
+        self.sock = socket.create_connection((host, port), timeout=30)
+        self.send(f"(init {model} {team} {unum})")
+
+    def send(self, msg: str) -> None:
+        data = msg.encode()
+        self.sock.sendall(struct.pack(">I", len(data)) + data)
+
+    def recv(self) -> str:
+        (n,) = struct.unpack(">I", self._exact(4))
+        return self._exact(n).decode()
+
+    def _exact(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        self.sock.close()
