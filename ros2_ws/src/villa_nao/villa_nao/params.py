@@ -1,0 +1,85 @@
+"""ROS parameters from a package's config YAML: one source for defaults, launch files and `villa team`.
+
+Each villa node keeps its parameters in `<package>/config/<file>.yaml` in ROS 2's parameter-file form::
+
+    /**:
+      ros__parameters:
+        cycle: 0.02
+        walk:
+          max_step_x: 0.05
+
+A node calls ``declare_from_yaml(self, "villa_motion", "motion.yaml")`` in its constructor: every
+parameter is declared with the file's value as its default, so a `--params-file`, a launch file's
+`parameters=[...]` or `parameter_overrides` still win, and a node started bare still has them all.
+No rclpy import here: the node is duck-typed (anything with ``declare_parameter``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ParameterFileError(ValueError):
+    """A parameter file that is missing, not YAML, or not in ROS 2's parameter-file form."""
+
+
+def config_path(package: str, filename: str) -> Path:
+    """The installed `share/<package>/config/<filename>`, or the source tree's when not installed."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+
+        try:
+            path = Path(get_package_share_directory(package)) / "config" / filename
+            if path.exists():
+                return path
+        except PackageNotFoundError:
+            pass
+    except ImportError:  # pragma: no cover - ament_index_python is always in the environment
+        pass
+    # Source tree: ros2_ws/src/<package>/config/<filename>, beside this package.
+    return Path(__file__).resolve().parents[2] / package / "config" / filename
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{'walk': {'max_step_x': 0.05}} -> {'walk.max_step_x': 0.05} (ROS 2's dotted parameter names)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def load_parameters(path: str | Path, node_name: str = "/**") -> dict[str, Any]:
+    """The flattened parameters a file gives a node: the `/**` section, then the node's own section."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError as e:
+        raise ParameterFileError(f"{path}: no such parameter file") from e
+    except yaml.YAMLError as e:
+        raise ParameterFileError(f"{path}: not valid YAML: {e}") from e
+    if not isinstance(data, Mapping):
+        raise ParameterFileError(f"{path}: expected a mapping of node names to 'ros__parameters'")
+    params: dict[str, Any] = {}
+    for section in ("/**", node_name):
+        if section in data:
+            body = data[section]
+            if not isinstance(body, Mapping) or not isinstance(body.get("ros__parameters"), Mapping):
+                raise ParameterFileError(f"{path}: section {section!r} has no 'ros__parameters' mapping")
+            params.update(flatten(body["ros__parameters"]))
+    return params
+
+
+def declare_from_yaml(node, package: str, filename: str) -> dict[str, Any]:
+    """Declare every parameter of the package's config file on `node`; returns {name: current value}."""
+    values = {}
+    for name, default in load_parameters(config_path(package, filename)).items():
+        values[name] = node.declare_parameter(name, default).value
+    return values
