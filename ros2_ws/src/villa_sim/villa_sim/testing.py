@@ -103,3 +103,48 @@ class RawAgent:
 
     def close(self) -> None:
         self.sock.close()
+
+
+class HoldingAgent:
+    """A background agent that answers every perception with a fixed command (e.g. PD hold + syn).
+
+    `first` is sent once, with the answer to the first perception (e.g. a beam). `messages` keeps the
+    latest perceptions; `seen` collects every distinct `(See ...)` perception's text.
+    """
+
+    def __init__(self, port: int, model: str, team: str, unum: int, command: str, first: str = "",
+                 keep: int = 50):
+        import collections
+        import threading
+
+        self.raw = RawAgent(port, model, team, unum)
+        self.command, self.first = command, first
+        self.messages: collections.deque[str] = collections.deque(maxlen=keep)
+        self.count = 0
+        self.error: Exception | None = None
+        self.confirmed = threading.Event()
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name=f"agent-{team}-{unum}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop:
+                msg = self.raw.recv()
+                self.messages.append(msg)
+                self.count += 1
+                self.raw.send((self.first + self.command) if self.count == 1 else self.command)
+                self.confirmed.set()
+        except Exception as e:  # connection closed by stop() or by the server
+            if not self._stop:
+                self.error = e
+            self.confirmed.set()
+
+    def wait_confirmed(self, timeout: float = 30.0) -> None:
+        if not self.confirmed.wait(timeout) or self.error is not None:
+            raise RuntimeError(f"agent got no perception: {self.error}")
+
+    def stop(self) -> None:
+        self._stop = True
+        self.raw.close()
+        self._thread.join(timeout=5)

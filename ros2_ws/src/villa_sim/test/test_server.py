@@ -1,0 +1,122 @@
+"""`villa sim` as a server: real TCP agents, the trainer, sync mode (integration)."""
+
+import math
+
+import pytest
+import yaml
+
+from villa_nao import joints
+from villa_sim.testing import HoldingAgent, RawAgent, SimProcess
+from villa_sim.trainer import Trainer
+
+pytestmark = pytest.mark.integration
+
+
+def _gains():
+    from ament_index_python.packages import get_package_share_directory
+
+    path = f"{get_package_share_directory('villa_nao')}/config/pd_gains.yaml"
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def _hold_command(gains, pose_deg=None):
+    """One effector message holding every joint at a pose (wire angles, degrees) with PD gains."""
+    pose_deg = pose_deg or {}
+    parts = []
+    for j in joints.JOINTS:
+        kp, kd = gains_for(gains, j)
+        parts.append(f"({j.simspark_effector} {pose_deg.get(j.simspark_effector, 0.0):.2f} 0 {kp} {kd} 0)")
+    return "".join(parts) + "(syn)"
+
+
+def gains_for(gains, joint):
+    g = gains.get(joint.name) or gains[joint.chain]
+    return g["kp"], g["kd"]
+
+
+def test_nao_is_beamed_and_stands_for_10_simulated_seconds():
+    with SimProcess() as sim, Trainer(port=sim.monitor_port) as trainer:
+        agent = RawAgent(sim.agent_port, "nao", "villa", 1)
+        hold = _hold_command(_gains())
+        first = agent.recv()
+        assert "(HJ (n hj1)" in first and "(HJ (n llj6)" in first
+        agent.send("(beam -4 1 90)" + hold)  # beam is in degrees on the wire
+        start = None
+        heights = []
+        while True:
+            msg = agent.recv()
+            agent.send(hold)
+            gt = trainer.truth()
+            if gt is None or ("left", 1) not in gt.players:
+                continue
+            p = gt.players[("left", 1)]
+            if start is None and abs(p.position[0] + 4) < 0.1:
+                start = gt.sim_time
+                assert p.yaw == pytest.approx(math.pi / 2, abs=0.05)
+            if start is not None:
+                heights.append(p.position[2])
+                if gt.sim_time - start >= 10.0:
+                    break
+        assert "(time (now" in msg
+        assert min(heights) > 0.3, f"the Nao fell: torso height went down to {min(heights):.3f} m"
+        assert p.upright > 0.95
+        agent.close()
+
+
+def test_two_teams_of_two_connect_and_see_each_other():
+    with SimProcess(noise=True) as sim, Trainer(port=sim.monitor_port) as trainer:
+        hold = _hold_command(_gains())
+        beams = {("A", 1): (-1.0, 0.5), ("A", 2): (-1.0, -0.5), ("B", 1): (-1.0, 0.5), ("B", 2): (-1.0, -0.5)}
+        agents = {}
+        for (team, unum), (x, y) in beams.items():  # one at a time, each confirmed before the next
+            agents[(team, unum)] = HoldingAgent(sim.agent_port, "nao", "villa" + team, unum, hold,
+                                                first=f"(beam {x} {y} 0)")
+            agents[(team, unum)].wait_confirmed()
+        trainer.wait_for(lambda g: len(g.players) == 4, timeout=30)
+        t0 = trainer.truth().sim_time
+        trainer.wait_sim_time(t0 + 0.5)
+        seen = {k: [m for m in a.messages if "(See" in m] for k, a in agents.items()}
+        for a in agents.values():
+            a.stop()
+        # each player sees both opponents, who face it from 2 m, with team names and uniform numbers
+        assert any("(P (team villaB)(id 1)" in m and "(P (team villaB)(id 2)" in m for m in seen[("A", 1)])
+        assert any("(P (team villaA)(id 1)" in m and "(P (team villaA)(id 2)" in m for m in seen[("B", 2)])
+        assert "(GS (t 0.0)(pm BeforeKickOff)(tl villaA)(tr villaB)" in seen[("B", 2)][-1]
+
+
+def test_trainer_kicks_off_places_ball_and_players():
+    with SimProcess() as sim, Trainer(port=sim.monitor_port) as trainer:
+        a = RawAgent(sim.agent_port, "nao", "villa", 3)
+        hold = _hold_command(_gains())
+        for _ in range(3):
+            a.recv()
+            a.send(hold)
+        trainer.kick_off("Left")
+        trainer.place_ball(3.0, -2.0)
+        trainer.move_player("villa", 3, 1.0, 1.0, math.pi)
+        for _ in range(10):
+            msg = a.recv()
+            a.send(hold)
+        gt = trainer.truth()
+        assert gt.play_mode in ("KickOff_Left", "PlayOn")
+        assert gt.ball[:2] == pytest.approx((3.0, -2.0), abs=0.05)
+        p = gt.players[("left", 3)]
+        assert p.position[:2] == pytest.approx((1.0, 1.0), abs=0.1)
+        assert abs(math.remainder(p.yaw - math.pi, 2 * math.pi)) < 0.1
+        assert "(pm KickOff_Left)" in msg or "(pm PlayOn)" in msg
+        a.close()
+
+
+def test_unknown_actuator_and_garbage_do_not_kill_the_server():
+    with SimProcess() as sim:
+        a = RawAgent(sim.agent_port, "nao", "villa", 4)
+        a.recv()
+        a.send("(nosuchjoint 1 2 3 4 5)(syn)")  # well-formed, unknown actuator: ignored and logged once
+        a.recv()
+        a.send("((((garbage(syn)")  # malformed: the message is dropped, the agent stays connected
+        a.recv()
+        a.send("(syn)")
+        assert "(time (now" in a.recv()
+        a.close()
+        assert "ignoring commands for unknown actuator" in sim.log()
