@@ -2,6 +2,8 @@
 
     villa doctor        check the environment
     villa sim           start the embedded simulator
+    villa team          run a team configuration
+    villa match         play a match on the embedded simulator
 
 Subcommands are listed in SUBCOMMANDS as "module:function"; each module is imported only when its
 subcommand runs, so a broken package cannot take the whole command down.
@@ -18,6 +20,10 @@ SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
     "doctor": ("villa_bringup.doctor:main", "check Python, rclpy, DDS and the built interfaces", None),
     "sim": ("villa_sim.cli:main", "start the embedded simulator (rcssservermj, Nao, SimSpark field)",
             "villa_sim.cli:add_arguments"),
+    "team": ("villa_bringup.team:main", "run a team configuration without a ROS distro (restarts, logs)",
+             "villa_bringup.team:add_arguments"),
+    "match": ("villa_bringup.match:main", "play a match on the embedded simulator and print the result",
+              "villa_bringup.match:add_arguments"),
 }
 
 

@@ -1,0 +1,104 @@
+"""One player in one process: every node of the player on one EventsExecutor (ARCHITECTURE.md, Processes).
+
+    player --config team.yaml --unum 3 [--nodes bridge,motion]
+
+`villa team` and `team.launch.py` (composition: player) start one of these per player; with composition: node
+they start each node's own console script instead. Parameters: the package's config/<node>.yaml, then the team
+configuration's overrides (team, unum, backend, ...), then any `--ros-args` given on the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import signal
+import sys
+from typing import Any
+
+from villa_bringup.team_config import ConfigError, NodeSpec, default_path, load, swap_to_nao
+
+
+def node_kwargs(spec: NodeSpec, ros_args: list[str] | None = None) -> dict[str, Any]:
+    """The rclpy Node keyword arguments that give `spec` its namespace and parameters."""
+    from rclpy.parameter import Parameter
+
+    cli = ["--ros-args", "--params-file", str(spec.params_file)] + list(ros_args or [])
+    overrides = [Parameter(k, value=v) for k, v in spec.overrides.items() if v is not None]
+    return {"namespace": spec.namespace, "cli_args": cli, "parameter_overrides": overrides,
+            "use_global_arguments": False}
+
+
+def create_node(spec: NodeSpec, ros_args: list[str] | None = None):
+    module, cls = spec.kind.cls.split(":")
+    return getattr(importlib.import_module(module), cls)(**node_kwargs(spec, ros_args))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ros_args: list[str] = []
+    if "--ros-args" in argv:
+        i = argv.index("--ros-args")
+        argv, ros_args = argv[:i], argv[i + 1:]
+    parser = argparse.ArgumentParser(prog="player", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(default_path()), help="team configuration (YAML)")
+    parser.add_argument("--unum", type=int, required=True, help="which player of the configuration")
+    parser.add_argument("--nao", default="", help="<unum>@<ip>: that player drives a physical Nao (NAOqi)")
+    parser.add_argument("--nodes", default="", help="comma-separated subset of the player's nodes (default: all)")
+    args = parser.parse_args(argv)
+    try:
+        config = load(args.config)
+        if args.nao:
+            config = swap_to_nao(config, args.nao)
+        player = config.player(args.unum)
+    except ConfigError as e:
+        print(f"player: {e}", file=sys.stderr)
+        return 2
+    specs = config.nodes(player)
+    if args.nodes:
+        wanted = [n.strip() for n in args.nodes.split(",") if n.strip()]
+        unknown = sorted(set(wanted) - {s.name for s in specs})
+        if unknown:
+            print(f"player: --nodes: {', '.join(unknown)} not among this player's nodes "
+                  f"({', '.join(s.name for s in specs)})", file=sys.stderr)
+            return 2
+        specs = [s for s in specs if s.name in wanted]
+
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.experimental import EventsExecutor
+
+    rclpy.init(args=None, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    executor = EventsExecutor()
+
+    def stop(signum, frame):  # Ctrl-C / SIGTERM: leave spin, destroy the nodes, exit 0
+        rclpy.try_shutdown()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    nodes = []
+    try:
+        for spec in specs:
+            node = create_node(spec, ros_args)
+            nodes.append(node)
+            executor.add_node(node)
+        names = ", ".join(n.get_fully_qualified_name() for n in nodes)
+        nodes[0].get_logger().info(f"player {config.team} #{player.unum}: running {names} in one process")
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        for node in nodes:
+            destroy = getattr(node, "shutdown", None)  # nodes with threads or hardware stop them here
+            if callable(destroy):
+                try:
+                    destroy()
+                except Exception as e:  # a failing shutdown must not keep the others running
+                    print(f"player: {node.get_name()}: shutdown failed: {e}", file=sys.stderr)
+            node.destroy_node()
+        executor.shutdown()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
