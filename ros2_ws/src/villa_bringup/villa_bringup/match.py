@@ -1,0 +1,304 @@
+"""`villa match`: a match on the embedded simulator, from start to a final table.
+
+Starts `villa sim` (sync mode), then two teams one player at a time (villa on the left, by default a §11.5
+variant of villa on the right), kicks off through the trainer, plays the given simulated time with live progress
+(simulated time, score, real-time factor) and prints a final table: score, ball possession, falls and
+localization error (each player's `pose` against the server's ground truth). Exit code 0 for a completed match;
+1 with a reason otherwise (simulator died, players never connected, the game stalled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
+
+FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on the ground
+
+
+def _log(msg: str) -> None:
+    print(f"villa match: {msg}", flush=True)
+
+
+class MatchError(RuntimeError):
+    """The match could not be completed; the message is the reason."""
+
+
+@dataclass
+class TeamStats:
+    name: str
+    side: str
+    score: int = 0
+    possession_samples: int = 0
+    falls: int = 0
+    loc_errors: list[float] = field(default_factory=list)
+    heading_errors: list[float] = field(default_factory=list)
+
+
+def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, float, float]:
+    """The server's global (left team's) frame -> a team's own field frame (the right team's is turned 180°)."""
+    if side == "left":
+        return x, y, yaw
+    return -x, -y, math.remainder(yaw + math.pi, 2 * math.pi)
+
+
+def team_file(base: Path, team: str, variant: str, port: int, players: int | None, out_dir: Path,
+              composition: str | None) -> Path:
+    """A copy of a team configuration with the match's team name, variant, server port and player count."""
+    data = yaml.safe_load(base.read_text())
+    data["team"] = team
+    data["variant"] = variant
+    data.setdefault("server", {})
+    data["server"] = {**(data["server"] or {}), "host": "127.0.0.1", "port": port}
+    data["backend"] = "rcssservermj"
+    if players is not None:
+        if players > len(data["players"]):
+            raise ConfigError(f"{base}: players: has {len(data['players'])}, the match asks for {players} -- "
+                              f"use --full or a configuration with more players")
+        data["players"] = data["players"][:players]
+    if composition:
+        data["composition"] = composition
+    for p in data["players"]:
+        p.pop("backend", None)
+        p.pop("port", None)
+        p.pop("host", None)
+    path = out_dir / f"{team}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    load(path)  # validate now: a bad configuration stops here with its one-line reason
+    return path
+
+
+class PoseListener:
+    """Subscribes to every player's `pose` (PoseWithCovarianceStamped, team-relative field frame)."""
+
+    def __init__(self, teams: dict[str, list[int]]) -> None:
+        import rclpy
+        from geometry_msgs.msg import PoseWithCovarianceStamped
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.latest: dict[tuple[str, int], tuple[float, float, float]] = {}
+        self._ctx = Context()
+        rclpy.init(context=self._ctx, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+        self._node = rclpy.create_node("villa_match", context=self._ctx)
+        for team, unums in teams.items():
+            for u in unums:
+                self._node.create_subscription(PoseWithCovarianceStamped, f"/{team}/p{u}/pose",
+                                               lambda m, k=(team, u): self._on_pose(k, m), 5)
+        self._exec = SingleThreadedExecutor(context=self._ctx)
+        self._exec.add_node(self._node)
+        self._thread = threading.Thread(target=self._spin, daemon=True, name="match-poses")
+        self._thread.start()
+
+    def _on_pose(self, key, msg) -> None:
+        p, q = msg.pose.pose.position, msg.pose.pose.orientation
+        self.latest[key] = (p.x, p.y, math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z)))
+
+    def _spin(self) -> None:
+        try:
+            while self._ctx.ok():
+                self._exec.spin_once(timeout_sec=0.1)
+        except Exception:  # the context was shut down
+            pass
+
+    def close(self) -> None:
+        import rclpy
+
+        rclpy.try_shutdown(context=self._ctx)
+        self._thread.join(timeout=2)
+        self._node.destroy_node()
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--duration", type=float, default=60.0, help="simulated seconds to play (default 60)")
+    p.add_argument("--players", type=int, default=2, help="players per team (default 2; --full for 11)")
+    p.add_argument("--full", action="store_true", help="11 v 11 with config/team_11.yaml for both teams")
+    p.add_argument("--opponent", choices=VARIANTS, default="allball",
+                   help="the right team's strategy variant (UT Austin Villa 2011 report §11.5; default allball)")
+    p.add_argument("--config", default=None, help="team configuration for villa (default config/team.yaml)")
+    p.add_argument("--opponent-config", default=None, help="team configuration for the opponent (default: same)")
+    p.add_argument("--composition", choices=("player", "node"), default=None,
+                   help="override both teams' composition (player: one process per player; node: per node)")
+    p.add_argument("--noise", choices=("simspark", "off"), default="simspark", help="vision noise (default simspark)")
+    p.add_argument("--seed", type=int, default=None, help="simulator noise seed")
+    p.add_argument("--log-dir", default=None, help="logs and result.json (default .villa-logs/match-<time>)")
+    p.add_argument("--connect-timeout", type=float, default=60.0, help="s to wait for each player (default 60)")
+    p.add_argument("--stall-timeout", type=float, default=60.0,
+                   help="wall s without simulated time advancing before the match is abandoned (default 60)")
+
+
+def main(args: argparse.Namespace | None = None) -> int:
+    if args is None:
+        parser = argparse.ArgumentParser(prog="villa match", description=__doc__.splitlines()[0])
+        add_arguments(parser)
+        args = parser.parse_args()
+    if args.duration <= 0:
+        print("villa match: --duration must be positive (simulated seconds)", file=sys.stderr)
+        return 2
+    if not 1 <= args.players <= 11:
+        print("villa match: --players must be 1..11", file=sys.stderr)
+        return 2
+    try:
+        result = play(args)
+    except (MatchError, ConfigError) as e:
+        print(f"villa match: FAILED: {e}", file=sys.stderr)
+        return 1
+    print_table(result)
+    return 0
+
+
+def play(args: argparse.Namespace) -> dict:
+    from villa_bringup.domain import lease_domain
+    from villa_bringup.team import TeamRunner
+    from villa_sim.testing import SimProcess
+    from villa_sim.trainer import Trainer, TrainerError
+
+    log_dir = Path(args.log_dir or f".villa-logs/match-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
+    log_dir.mkdir(parents=True, exist_ok=True)
+    base_cfg = Path(args.config) if args.config else default_path().parent / ("team_11.yaml" if args.full
+                                                                                 else "team.yaml")
+    opp_cfg = Path(args.opponent_config) if args.opponent_config else base_cfg
+    players = None if args.full and not args.config else args.players
+    lease = lease_domain()
+    env = dict(os.environ, ROS_DOMAIN_ID=str(lease.domain_id), PYTHONUNBUFFERED="1")
+    os.environ["ROS_DOMAIN_ID"] = str(lease.domain_id)
+    runners: list[TeamRunner] = []
+    sim = trainer = poses = None
+    try:
+        sim = SimProcess("--log-level", "WARNING", noise=args.noise == "simspark", seed=args.seed,
+                         log_dir=str(log_dir))
+        _log(f"villa sim on ports {sim.agent_port}/{sim.monitor_port} (sync, noise {args.noise}); "
+             f"ROS_DOMAIN_ID={lease.domain_id}; logs in {log_dir}")
+        cfg_dir = Path(tempfile.mkdtemp(prefix="villa-match-", dir=log_dir))
+        left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition))
+        right = load(team_file(opp_cfg, args.opponent if args.opponent != "villa" else "villa2", args.opponent,
+                               sim.agent_port, players, cfg_dir, args.composition))
+        trainer = Trainer(port=sim.monitor_port)
+        poses = PoseListener({left.team: [p.unum for p in left.players], right.team: [p.unum for p in right.players]})
+        for cfg in (left, right):  # the first team to connect plays on the left
+            runner = TeamRunner(cfg, log_dir, env=env, ready_timeout=args.connect_timeout)
+            runners.append(runner)
+            _log(f"starting {cfg.team} ({cfg.variant}, {len(cfg.players)} players, composition {cfg.composition})")
+            runner.start()
+            missing = [u for u, ok in runner.ready.items() if not ok]
+            if missing:
+                raise MatchError(f"{cfg.team}: players {missing} were not confirmed by the server within "
+                                 f"{args.connect_timeout:.0f} s (logs in {log_dir / cfg.team})")
+        n = len(left.players) + len(right.players)
+        try:
+            gt = trainer.wait_for(lambda g: len(g.players) == n, timeout=args.connect_timeout)
+            gt = trainer.wait_sim_time(gt.sim_time + 2.0, timeout=args.stall_timeout)  # beams before kick-off
+        except TrainerError as e:
+            raise MatchError(f"the simulator did not show all {n} players: {e}") from e
+        trainer.kick_off("Left")
+        _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
+        return _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
+    finally:
+        for r in reversed(runners):
+            r.stop()
+        if poses is not None:
+            poses.close()
+        if trainer is not None:
+            trainer.close()
+        if sim is not None:
+            sim.stop()
+        lease.release()
+
+
+def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
+    stats = {"left": TeamStats(left_team, "left"), "right": TeamStats(right_team, "right")}
+    fallen: dict[tuple[str, int], bool] = {}
+    gt = trainer.truth()
+    start_game, start_wall = gt.game_time, time.monotonic()
+    last_sim, last_advance = gt.sim_time, time.monotonic()
+    last_print = 0.0
+    second_half_started = False
+    samples = 0
+    while True:
+        time.sleep(0.2)
+        for r in runners:
+            r.poll()
+        if sim.proc.poll() is not None:
+            raise MatchError(f"the simulator exited with code {sim.proc.returncode}: {sim.log()[-500:]}")
+        gt = trainer.truth()
+        now = time.monotonic()
+        if gt.sim_time > last_sim:
+            last_sim, last_advance = gt.sim_time, now
+        elif now - last_advance > args.stall_timeout:
+            raise MatchError(f"simulated time stood still at {gt.sim_time:.2f} s for {args.stall_timeout:.0f} wall s "
+                             f"(a player stopped answering in sync mode? logs in {log_dir})")
+        if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not second_half_started:
+            second_half_started = True
+            trainer.kick_off("Right")
+        samples += 1
+        _account(gt, stats, fallen, poses)
+        played = gt.game_time - start_game
+        if now - last_print >= 5.0 or played >= args.duration:
+            last_print = now
+            rtf = played / max(now - start_wall, 1e-6)
+            _log(f"t={played:6.1f}/{args.duration:.0f} s  score {gt.score_left}:{gt.score_right}  "
+                 f"mode {gt.play_mode}  real-time factor {rtf:.2f}")
+        if played >= args.duration:
+            break
+    wall = time.monotonic() - start_wall
+    stats["left"].score, stats["right"].score = gt.score_left, gt.score_right
+    result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": samples,
+              "teams": {s.side: _summary(s, samples) for s in stats.values()}}
+    (log_dir / "result.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def _account(gt, stats: dict[str, TeamStats], fallen: dict, poses: PoseListener | None) -> None:
+    best, best_d = None, math.inf
+    for (side, unum), p in gt.players.items():
+        d = math.dist(p.position[:2], gt.ball[:2])
+        if d < best_d:
+            best, best_d = side, d
+        down = p.upright < FALLEN_UPRIGHT
+        if down and not fallen.get((side, unum), False):
+            stats[side].falls += 1
+        fallen[(side, unum)] = down
+        est = poses.latest.get((stats[side].name, unum)) if poses is not None else None
+        if est is not None and not down:
+            tx, ty, tyaw = team_relative(side, p.position[0], p.position[1], p.yaw)
+            stats[side].loc_errors.append(math.hypot(est[0] - tx, est[1] - ty))
+            stats[side].heading_errors.append(abs(math.degrees(math.remainder(est[2] - tyaw, 2 * math.pi))))
+    if best is not None:
+        stats[best].possession_samples += 1
+
+
+def _summary(s: TeamStats, samples: int) -> dict:
+    def mean(v):
+        return sum(v) / len(v) if v else None
+
+    return {"team": s.name, "score": s.score, "possession": s.possession_samples / max(samples, 1),
+            "falls": s.falls, "loc_error_mean": mean(s.loc_errors), "heading_error_mean": mean(s.heading_errors),
+            "loc_samples": len(s.loc_errors)}
+
+
+def print_table(result: dict) -> None:
+    left, right = result["teams"]["left"], result["teams"]["right"]
+
+    def fmt(v, unit=""):
+        return "n/a" if v is None else f"{v:.2f}{unit}"
+
+    rows = [("team", left["team"], right["team"]), ("score", str(left["score"]), str(right["score"])),
+            ("ball possession", f"{100 * left['possession']:.0f} %", f"{100 * right['possession']:.0f} %"),
+            ("falls", str(left["falls"]), str(right["falls"])),
+            ("localization error", fmt(left["loc_error_mean"], " m"), fmt(right["loc_error_mean"], " m")),
+            ("heading error", fmt(left["heading_error_mean"], " deg"), fmt(right["heading_error_mean"], " deg"))]
+    print(f"\nvilla match: {result['duration']:.1f} simulated s in {result['wall']:.0f} wall s "
+          f"(real-time factor {result['real_time_factor']:.2f})")
+    for name, a, b in rows:
+        print(f"  {name:<20} {a:>14} {b:>14}")
