@@ -1,0 +1,190 @@
+"""The bridge node: a simulated Nao (rcssservermj or SimSpark) behind the topic table of docs/architecture.md.
+
+Thin wiring: the socket loop (session.py) runs in its own thread and calls back to publish; ROS callbacks only
+store the latest joint targets, beam and say. Parameters: config/bridge.yaml.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import rclpy
+from geometry_msgs.msg import Pose2D, PoseStamped
+from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float64, String
+
+from villa_bridge import messages
+from villa_bridge.effectors import SayError
+from villa_bridge.joint_io import CommandError, command_to_targets
+from villa_bridge.perception import Perception
+from villa_bridge.rcssservermj import RcssservermjBackend
+from villa_bridge.session import BridgeSession, SessionConfig
+from villa_bridge.simspark import SimSparkBackend
+from villa_msgs.msg import FootContacts, GameState, HeardMessage, JointCommand, VisionFrame
+from villa_nao.params import declare_from_yaml
+
+QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+
+
+def make_backend(p: dict):
+    """The backend a parameter set asks for; ValueError with the reason when the parameters are wrong."""
+    backend = p["backend"]
+    common = dict(team=str(p["team"]), unum=int(p["unum"]), robot_type=int(p["robot_type"]), sync=bool(p["sync"]))
+    if backend == "rcssservermj":
+        from villa_nao.gains import load_pd_gains
+
+        return RcssservermjBackend(gains=load_pd_gains(p["gains_file"] or None), **common)
+    if backend == "simspark":
+        return SimSparkBackend(gain=float(p["simspark_gain"]), **common)
+    raise ValueError(f"backend must be rcssservermj or simspark, got {backend!r}")
+
+
+def session_config(p: dict) -> SessionConfig:
+    cfg = SessionConfig(host=str(p["host"]), port=int(p["port"]), reconnect=bool(p["reconnect"]),
+                        retry_initial=float(p["retry_initial"]), retry_max=float(p["retry_max"]),
+                        max_attempts=int(p["max_attempts"]), target_deadline=float(p["target_deadline"]),
+                        motion_timeout_cycles=int(p["motion_timeout_cycles"]),
+                        max_message_size=int(p["max_message_size"]), recv_timeout=float(p["recv_timeout"]))
+    if not 0 < cfg.port < 65536:
+        raise ValueError(f"port must be 1..65535, got {cfg.port}")
+    if cfg.retry_initial <= 0 or cfg.retry_max < cfg.retry_initial:
+        raise ValueError("retry_initial must be > 0 and retry_max >= retry_initial")
+    if not 0 <= cfg.target_deadline < 1:
+        raise ValueError(f"target_deadline must be in [0, 1) s, got {cfg.target_deadline}")
+    return cfg
+
+
+class BridgeNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("bridge", **kwargs)
+        self.params = declare_from_yaml(self, "villa_bridge", "bridge.yaml")
+        self.backend = make_backend(self.params)
+        self.team = self.backend.team
+        self.toes = int(self.params["robot_type"]) == 4
+        self.rejected_commands = 0
+        self._pub_clock = self.create_publisher(Clock, "/clock", QOS)
+        self._pub_js = self.create_publisher(JointState, "joint_states", QOS)
+        self._pub_imu = self.create_publisher(Imu, "imu", QOS)
+        self._pub_vision = self.create_publisher(VisionFrame, "vision", QOS)
+        self._pub_feet = self.create_publisher(FootContacts, "foot_contacts", QOS)
+        self._pub_gs = self.create_publisher(GameState, "game_state", QOS)
+        self._pub_heard = self.create_publisher(HeardMessage, "heard", QOS)
+        self._pub_gt = self.create_publisher(PoseStamped, "ground_truth", QOS)
+        self._pub_latency = self.create_publisher(Float64, "bridge_latency", QOS)
+        self.create_subscription(JointCommand, "joint_targets", self._on_targets, QOS)
+        self.create_subscription(Pose2D, "beam", self._on_beam, QOS)
+        self.create_subscription(String, "say", self._on_say, QOS)
+        self._allowed = {j.name for j in self.backend.joints}
+        self.session = BridgeSession(self.backend, session_config(self.params), on_perception=self._publish,
+                                     on_cycle=self._on_cycle, log=self.get_logger())
+        self._last_stats = (0, 0, 0)
+        period = float(self.params["stats_period"])
+        if period > 0:
+            self.create_timer(period, self._log_stats)
+        self._thread = threading.Thread(target=self._run, name="bridge-socket", daemon=True)
+        self._thread.start()
+        self.get_logger().info(f"bridge: {self.backend.name} at {self.session.config.host}:"
+                               f"{self.session.config.port}, {self.team} #{self.backend.unum}, "
+                               f"robot type {self.backend.robot_type}, sync={self.backend.sync}")
+
+    # --- socket thread -------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            self.session.run()
+        except Exception as e:  # the loop itself handles wire errors; anything else is a bug worth a clear line
+            self.get_logger().error(f"bridge: socket loop stopped: {type(e).__name__}: {e}")
+
+    def _publish(self, p: Perception, _t0: float) -> None:
+        if p.time is None:
+            return
+        t = messages.stamp(p.time)
+        side = self.session.side
+        self._pub_clock.publish(messages.clock(p.time))
+        if p.joint_names:
+            self._pub_js.publish(messages.joint_state(p, t))
+        imu = messages.imu(p, t)
+        if imu is not None:
+            self._pub_imu.publish(imu)
+        self._pub_feet.publish(messages.foot_contacts(p, t, self.toes))
+        gs = messages.game_state(p, t, self.session.unum, side, self.team)
+        if gs is not None:
+            self._pub_gs.publish(gs)
+        frame = messages.vision(p, t, side, self.team)
+        if frame is not None:
+            self._pub_vision.publish(frame)
+        for h in messages.heard(p, t):
+            self._pub_heard.publish(h)
+        gt = messages.ground_truth(p, t, side)
+        if gt is not None:
+            self._pub_gt.publish(gt)
+
+    def _on_cycle(self, latency: float, late: bool) -> None:
+        self._pub_latency.publish(Float64(data=latency))
+
+    # --- ROS callbacks: store only -------------------------------------------------------------------------
+    def _on_targets(self, msg: JointCommand) -> None:
+        try:
+            targets = command_to_targets(msg.name, msg.position, msg.velocity, msg.stiffness, limits="sim",
+                                         allowed=self._allowed)
+        except CommandError as e:
+            self.rejected_commands += 1
+            self.get_logger().error(f"bridge: {e} (command ignored)", throttle_duration_sec=2.0)
+            return
+        self.session.submit_targets(targets)
+
+    def _on_beam(self, msg: Pose2D) -> None:
+        if not all(math.isfinite(v) for v in (msg.x, msg.y, msg.theta)):
+            self.get_logger().error("bridge: beam with a non-finite value ignored")
+            return
+        self.session.submit_beam(msg.x, msg.y, msg.theta)
+
+    def _on_say(self, msg: String) -> None:
+        try:
+            self.session.submit_say(msg.data)
+        except SayError as e:
+            self.session.stats.say_rejected += 1
+            self.get_logger().error(f"bridge: {e} (not sent)")
+
+    def _log_stats(self) -> None:
+        s = self.session.stats
+        now = (s.cycles, s.late_cycles, s.malformed)
+        if now != self._last_stats:
+            self.get_logger().info(f"bridge: {s.cycles} cycles, {s.late_cycles} late, {s.malformed} malformed, "
+                                   f"{self.rejected_commands} rejected commands, {s.say_rejected} rejected says")
+            self._last_stats = now
+
+    def shutdown(self) -> None:
+        """Stop the socket thread (called before destroy_node)."""
+        self.session.stop()
+        self._thread.join(timeout=3.0)
+
+    def destroy_node(self) -> None:
+        self.shutdown()
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.experimental import EventsExecutor
+
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = BridgeNode()
+        executor = EventsExecutor()
+        executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+"""The bridge's socket loop, free of ROS: connect, handshake, and one effector message per perception.
+
+Per cycle (architecture.md "Timing"): blocking receive of a perception -> parse -> hand it to the owner
+(the node publishes) -> wait for this cycle's joint targets up to a deadline -> send one message with every
+joint command, beam, say and (syn). A late motion layer does not stall the server: the held targets are sent
+and the cycle is counted late. Malformed perceptions are counted, logged and answered with the held targets
+(in sync mode the server waits for an answer). A dropped connection reconnects with back-off and a new init.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from villa_bridge import effectors, framing
+from villa_bridge.backend import Backend
+from villa_bridge.joint_io import HeldTargets, JointTarget, from_wire
+from villa_bridge.perception import Perception, parse_perception
+from villa_bridge.sexp import ParseError
+from villa_bridge.teamframe import beam_on_wire
+
+logger = logging.getLogger("villa_bridge.session")
+
+
+@dataclass
+class SessionConfig:
+    host: str = "127.0.0.1"
+    port: int = 3100
+    reconnect: bool = True
+    retry_initial: float = 0.5       # s, first back-off
+    retry_max: float = 5.0           # s, back-off cap
+    max_attempts: int = 0            # connection attempts before giving up; 0 = forever
+    target_deadline: float = 0.015   # s after a perception arrived to wait for joint targets
+    motion_timeout_cycles: int = 50  # stop waiting for targets after this many cycles without any
+    max_message_size: int = framing.DEFAULT_MAX_SIZE
+    recv_timeout: float = 5.0        # s without any message -> treat the connection as dead
+
+
+@dataclass
+class SessionStats:
+    cycles: int = 0
+    late_cycles: int = 0
+    malformed: int = 0
+    connects: int = 0
+    say_rejected: int = 0
+    latencies: list[float] = field(default_factory=list)   # s, kept by the owner when it wants them
+
+
+class BridgeSession:
+    """Runs in its own thread (``run``); other threads only call the ``submit_*`` methods and ``stop``."""
+
+    def __init__(self, backend: Backend, config: SessionConfig,
+                 on_perception: Callable[[Perception, float], None] | None = None,
+                 on_cycle: Callable[[float, bool], None] | None = None,
+                 on_confirmed: Callable[[int, str], None] | None = None,
+                 log: logging.Logger | None = None) -> None:
+        self.backend, self.config = backend, config
+        self.on_perception = on_perception or (lambda p, t: None)
+        self.on_cycle = on_cycle or (lambda latency, late: None)
+        self.on_confirmed = on_confirmed or (lambda unum, side: None)
+        self.log = log or logger
+        self.held = HeldTargets(getattr(backend, "joints", None) or HeldTargets().joints)
+        self.stats = SessionStats()
+        self.unum: int | None = None
+        self.side: str | None = None
+        self._lock = threading.Lock()
+        self._targets_event = threading.Event()
+        self._pending_targets: dict[str, JointTarget] = {}
+        self._pending_beam: tuple[float, float, float] | None = None
+        self._pending_say: str | None = None
+        self._stop = threading.Event()
+        self._sock: socket.socket | None = None
+        self._cycles_since_targets = 10**9
+        self._targets_seq = 0        # incremented by every submit_targets
+        self._seq_seen = 0           # _targets_seq when the previous cycle ended
+
+    # --- called from other threads -------------------------------------------------------------------
+    def submit_targets(self, targets: Mapping[str, JointTarget]) -> None:
+        with self._lock:
+            self._pending_targets.update(targets)
+            self._targets_seq += 1
+        self._targets_event.set()
+
+    def submit_beam(self, x: float, y: float, theta: float) -> None:
+        with self._lock:
+            self._pending_beam = (x, y, theta)
+
+    def submit_say(self, text: str) -> None:
+        """Raises effectors.SayError (with the reason) for text the server would drop or split."""
+        effectors.validate_say(text)
+        with self._lock:
+            self._pending_say = text
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._targets_event.set()
+        sock = self._sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    @property
+    def confirmed(self) -> bool:
+        return self.unum is not None
+
+    # --- the loop --------------------------------------------------------------------------------------
+    def run(self) -> None:
+        attempt = 0
+        delay = self.config.retry_initial
+        while not self._stop.is_set():
+            attempt += 1
+            try:
+                sock = socket.create_connection((self.config.host, self.config.port), timeout=2.0)
+            except OSError as e:
+                if self.config.max_attempts and attempt >= self.config.max_attempts:
+                    self.log.error(f"bridge: cannot reach {self.backend.name} at {self.config.host}:"
+                                   f"{self.config.port} ({e}); giving up after {attempt} attempts")
+                    return
+                self.log.warning(f"bridge: {self.backend.name} at {self.config.host}:{self.config.port} not "
+                                 f"reachable ({e.strerror or e}); attempt {attempt}, retrying in {delay:.1f} s")
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.config.retry_max)
+                continue
+            attempt, delay = 0, self.config.retry_initial
+            self.stats.connects += 1
+            try:
+                self._serve(sock)
+            except (ConnectionError, OSError, framing.FrameTooLarge) as e:
+                if self._stop.is_set():
+                    break
+                self.log.warning(f"bridge: connection to {self.backend.name} lost ({e})")
+            finally:
+                self._sock = None
+                sock.close()
+                self.unum = self.side = None
+            if self._stop.is_set() or not self.config.reconnect:
+                break
+            self.log.info(f"bridge: reconnecting in {delay:.1f} s")
+            self._stop.wait(delay)
+
+    def _send(self, sock: socket.socket, msg: str) -> None:
+        sock.sendall(framing.encode(msg))
+
+    def _serve(self, sock: socket.socket) -> None:
+        self._sock = sock
+        sock.settimeout(self.config.recv_timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for msg in self.backend.hello():
+            self._send(sock, msg)
+        first = True
+        self.held = HeldTargets(self.held.joints)   # a new robot starts without targets
+        while not self._stop.is_set():
+            try:
+                data = framing.recv_frame(sock, self.config.max_message_size)
+            except TimeoutError:
+                raise ConnectionError(f"no message for {self.config.recv_timeout} s") from None
+            t0 = time.monotonic()
+            self._targets_event.clear()
+            perception = None
+            try:
+                perception = parse_perception(data)
+            except ParseError as e:
+                self.stats.malformed += 1
+                self.log.warning(f"bridge: malformed perception skipped ({e}); {self.stats.malformed} so far")
+            if first:
+                first = False
+                reply = self.backend.first_reply()
+                if reply is not None:
+                    self._send(sock, reply)
+                    continue
+            angles: dict[str, float] = {}
+            if perception is not None:
+                if self.unum is None:
+                    conf = self.backend.confirmation(perception)
+                    if conf is not None:
+                        self.unum, self.side = conf
+                        self.log.info(f"bridge: server confirmed {self.backend.team} #{conf[0]} on the {conf[1]}")
+                        self.on_confirmed(*conf)
+                names, pos, _ = from_wire(perception.joint_names, perception.joint_angles)
+                angles = dict(zip(names, pos.tolist(), strict=True))
+                self.on_perception(perception, t0)
+            late = self._wait_targets(t0)
+            self._send(sock, self._compose(angles))
+            latency = time.monotonic() - t0
+            self.stats.cycles += 1
+            self.on_cycle(latency, late)
+
+    def _wait_targets(self, t0: float) -> bool:
+        """Wait for this cycle's targets while motion is alive; True when alive motion missed the deadline.
+
+        Motion counts as alive when targets arrived within the last ``motion_timeout_cycles`` cycles (also
+        late ones, between cycles); without it the bridge does not wait, so a bare bridge never stalls.
+        """
+        if self._targets_seq != self._seq_seen and not self._targets_event.is_set():
+            self._cycles_since_targets = 0               # targets came in after the previous deadline
+        if self._cycles_since_targets <= self.config.motion_timeout_cycles:
+            self._targets_event.wait(max(0.0, t0 + self.config.target_deadline - time.monotonic()))
+        got = self._targets_event.is_set()
+        self._cycles_since_targets = 0 if got else self._cycles_since_targets + 1
+        self._seq_seen = self._targets_seq
+        late = not got and self._cycles_since_targets <= self.config.motion_timeout_cycles
+        if late:
+            self.stats.late_cycles += 1
+        return late
+
+    def _compose(self, angles: Mapping[str, float]) -> str:
+        with self._lock:
+            targets, self._pending_targets = self._pending_targets, {}
+            beam, self._pending_beam = self._pending_beam, None
+            say, self._pending_say = self._pending_say, None
+        if targets:
+            self.held.update(targets)
+        joints = self.backend.joint_commands(self.held, angles)
+        beam_cmd = ""
+        if beam is not None:
+            beam_cmd = effectors.beam(*beam_on_wire(self.backend.name, self.side, *beam))
+        say_cmd = ""
+        if say is not None:
+            try:
+                say_cmd = effectors.say(say)
+            except effectors.SayError as e:   # submit_say validated already; keep the loop alive regardless
+                self.stats.say_rejected += 1
+                self.log.error(str(e))
+        return effectors.compose(joints, beam_cmd, say_cmd, self.backend.sync)
