@@ -1,0 +1,94 @@
+"""Effector messages: composed, re-parsed, say validation, SimSpark P control, team-relative conversions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from villa_bridge import effectors
+from villa_bridge.joint_io import HeldTargets, command_to_targets
+from villa_bridge.rcssservermj import RcssservermjBackend
+from villa_bridge.sexp import parse
+from villa_bridge.simspark import SimSparkBackend, p_control
+from villa_bridge.teamframe import beam_on_wire, field_pose, landmark_name, play_mode, scores
+from villa_nao.joints import SIMSPARK_MAX_SPEED
+
+
+@pytest.mark.parametrize("text", ["exactly_twenty_chars", "punct:ok,1.5+x=y!", "a"])
+def test_say_accepts_what_simspark_broadcasts(text):
+    assert effectors.say(text) == f"(say {text})"
+
+
+@pytest.mark.parametrize("text, why", [("twenty_one_chars_xxx_", "over 20"), ("bad msg", "not allowed"),
+                                       ("a(b", "not allowed"), ("", "empty"), ("caf\u00e9", "not allowed")])
+def test_say_rejects_with_reason(text, why):
+    with pytest.raises(effectors.SayError, match=why):
+        effectors.validate_say(text)
+
+
+def test_simspark_message_composes_and_reparses():
+    b = SimSparkBackend("villa", 3, robot_type=4)
+    held = HeldTargets(b.joints)
+    held.update(command_to_targets(["HeadYaw", "LKneePitch"], [0.2, 1.0]))
+    angles = {"HeadYaw": 0.0, "LKneePitch": 1.0}
+    msg = effectors.compose(b.joint_commands(held, angles), effectors.beam(*beam_on_wire("simspark", "right", -3, 1,
+                                                                                        math.pi / 2)),
+                            effectors.say("hi"))
+    exprs = parse(msg)
+    heads = [e[0] for e in exprs]
+    assert heads[-3:] == ["beam", "say", "syn"] and len(heads) == 24 + 3
+    vals = {e[0]: float(e[1]) for e in exprs if len(e) == 2 and e[0] != "say"}
+    assert vals["he1"] == pytest.approx(min(40 * 0.2, SIMSPARK_MAX_SPEED), abs=1e-4)
+    assert vals["lle4"] == 0.0 and vals["rle7"] == 0.0          # at target / no target: hold still
+    assert exprs[-3] == ["beam", "-3", "1", "90"]
+    assert b.hello() == ["(scene rsg/agent/nao/nao_hetero.rsg 4)"]
+    assert b.first_reply() == "(init (unum 3)(teamname villa))(syn)"
+
+
+def test_p_control_sign_clamp_and_stiffness():
+    v = p_control(np.array([1.0, -1.0, np.nan, 0.5]), np.array([0.0, 0.0, 0.0, 0.4]), np.zeros(4),
+                  np.array([1.0, 1.0, 1.0, 0.5]), 40.0, np.full(4, 6.0))
+    assert v == pytest.approx([6.0, -6.0, 0.0, 0.5 * 40 * 0.1])
+    b = SimSparkBackend("villa", 1)
+    held = HeldTargets(b.joints)
+    held.update(command_to_targets(["HeadPitch"], [0.1]))   # NAOqi pitch down = wire negative
+    wire = b.velocities(held, {"HeadPitch": 0.0})
+    assert wire[[j.name for j in b.joints].index("HeadPitch")] == pytest.approx(-4.0)
+
+
+def test_rcssservermj_pd_command_degrees_and_gains():
+    gains = {j: (100.0, 1.0) for j in ("HeadYaw", "HeadPitch")}
+    from villa_nao.joints import JOINTS
+
+    gains = {j.name: (100.0, 1.0) for j in JOINTS}
+    b = RcssservermjBackend("villa", 2, gains=gains)
+    held = HeldTargets(b.joints)
+    assert b.joint_commands(held, {}) == ""                 # nothing commanded yet: model defaults hold
+    held.update(command_to_targets(["HeadPitch"], [0.2], velocity=[0.1], stiffness=[0.5]))
+    (cmd,) = parse(b.joint_commands(held, {}))
+    assert cmd[0] == "he2"
+    q, dq, kp, kd, tau = map(float, cmd[1:])
+    assert q == pytest.approx(-math.degrees(0.2), abs=1e-3) and dq == pytest.approx(-math.degrees(0.1), abs=1e-3)
+    assert (kp, kd, tau) == (50.0, 0.5, 0.0)
+    assert b.hello() == ["(init nao villa 2)"]
+    with pytest.raises(ValueError):
+        RcssservermjBackend("villa", 0, gains=gains)
+
+
+def test_team_relative_conversions():
+    assert landmark_name("F1L", "right") == "F2R" and landmark_name("F1L", "left") == "F1L"
+    assert landmark_name("B", "right") == "B"
+    assert play_mode("KickOff_Left", "left") == 2 and play_mode("KickOff_Left", "right") == 3
+    assert play_mode("corner_kick_right", "right") == 7 and play_mode("Goal_Left", "right") == 15
+    assert play_mode("PlayOn", None) == 4 and play_mode("Nonsense", "left") == 0
+    assert scores(1, 2, "right") == (2, 1)
+    pos, q = field_pose((5.0, 1.0, 0.38), (1.0, 0.0, 0.0, 0.0), "right")
+    assert pos == (-5.0, -1.0, 0.38)
+    yaw = math.atan2(2 * (q[0] * q[3] + q[1] * q[2]), 1 - 2 * (q[2] ** 2 + q[3] ** 2))
+    assert abs(abs(yaw) - math.pi) < 1e-9
+    # rcssservermj: global = (-|x|, y, rot) left, (|x|, y, rot + 180) right -> team frame rotated by 180
+    assert beam_on_wire("rcssservermj", "left", -4, 2, 0.5) == (-4, 2, pytest.approx(math.degrees(0.5)))
+    assert beam_on_wire("rcssservermj", "right", -4, 2, 0.5)[:2] == (4, -2)
+    assert beam_on_wire("simspark", "right", -4, 2, 0.0) == (-4, 2, 0.0)

@@ -1,0 +1,138 @@
+"""The socket loop against a scripted fake server: handshake, confirmation, bad input, reconnect, late cycles."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import struct
+import threading
+
+import pytest
+
+from villa_bridge.framing import encode, recv_frame
+from villa_bridge.joint_io import command_to_targets
+from villa_bridge.session import BridgeSession, SessionConfig
+from villa_bridge.sexp import parse
+from villa_bridge.simspark import SimSparkBackend
+from villa_sim.testing import free_ports
+
+HJ = "".join(f"(HJ (n {n}) (ax 0.00))" for n in ("hj1", "hj2"))
+PLAIN = "(time (now {t:.2f}))(GS (sl 0) (sr 0) (t 0.00) (pm BeforeKickOff))(GYR (n torso) (rt 0 0 0))" + HJ
+CONFIRM = "(time (now {t:.2f}))(GS (unum 7) (team right) (sl 0) (sr 0) (t 0.00) (pm BeforeKickOff))" + HJ
+
+
+class FakeServer:
+    def __init__(self):
+        self.port = free_ports(1)[0]
+        self.listener = socket.create_server(("127.0.0.1", self.port))
+        self.listener.settimeout(10)
+        self.conn = None
+
+    def accept(self):
+        self.conn, _ = self.listener.accept()
+        self.conn.settimeout(10)
+
+    def send(self, msg: str | bytes):
+        self.conn.sendall(encode(msg) if isinstance(msg, str) else msg)
+
+    def recv(self) -> str:
+        return recv_frame(self.conn).decode()
+
+    def close(self):
+        for s in (self.conn, self.listener):
+            if s is not None:
+                s.close()
+
+
+@pytest.fixture
+def server():
+    s = FakeServer()
+    yield s
+    s.close()
+
+
+def start(session):
+    th = threading.Thread(target=session.run, daemon=True)
+    th.start()
+    return th
+
+
+def test_simspark_handshake_confirmation_malformed_and_reconnect(server, caplog):
+    caplog.set_level(logging.INFO, logger="villa_bridge.session")
+    confirmed = []
+    perceptions = []
+    backend = SimSparkBackend("villa", 7, robot_type=0)
+    session = BridgeSession(backend, SessionConfig(port=server.port, retry_initial=0.05, retry_max=0.1),
+                            on_perception=lambda p, t: perceptions.append(p),
+                            on_confirmed=lambda u, s: confirmed.append((u, s)))
+    th = start(session)
+    try:
+        server.accept()
+        assert server.recv() == "(scene rsg/agent/nao/nao_hetero.rsg 0)"
+        server.send(PLAIN.format(t=1.0))
+        assert server.recv() == "(init (unum 7)(teamname villa))(syn)"
+        server.send(CONFIRM.format(t=1.02))
+        reply = parse(server.recv())
+        assert reply[-1] == ["syn"] and len(reply) == 23            # 22 hinge velocities + syn
+        assert confirmed == [(7, "right")] and session.side == "right"
+        # beam and say go out with the next cycle, team-relative beam as given (SimSpark converts)
+        session.submit_beam(-3.0, 1.0, 0.0)
+        session.submit_say("hello")
+        server.send(PLAIN.format(t=1.04))
+        reply = parse(server.recv())
+        assert ["beam", "-3", "1", "0"] in reply and ["say", "hello"] in reply and reply[-1] == ["syn"]
+        # malformed: counted, logged, still answered with (syn) so a sync server does not hang
+        server.send("(time (now 1.06))(HJ (n hj1) (ax oops))")
+        assert parse(server.recv())[-1] == ["syn"]
+        assert session.stats.malformed == 1
+        assert "malformed perception skipped" in caplog.text
+        # oversized frame: connection dropped, reconnect, new scene + init
+        server.send(struct.pack(">I", 1 << 30))
+        server.conn.close()
+        server.accept()
+        assert server.recv() == "(scene rsg/agent/nao/nao_hetero.rsg 0)"
+        assert session.unum is None
+        server.send(PLAIN.format(t=2.0))
+        assert server.recv().startswith("(init (unum 7)")
+        assert session.stats.connects == 2
+    finally:
+        session.stop()
+        th.join(5)
+    assert not th.is_alive()
+
+
+def test_server_not_up_retries_with_one_line_per_attempt(caplog):
+    caplog.set_level(logging.INFO, logger="villa_bridge.session")
+    port = free_ports(1)[0]
+    session = BridgeSession(SimSparkBackend("villa", 1), SessionConfig(port=port, retry_initial=0.01, retry_max=0.02,
+                                                                      max_attempts=3))
+    session.run()   # returns after giving up
+    lines = [r.getMessage() for r in caplog.records]
+    assert sum("not reachable" in m for m in lines) == 2
+    assert any("giving up after 3 attempts" in m for m in lines)
+
+
+def test_late_motion_holds_targets_and_counts_late_cycles(server):
+    backend = SimSparkBackend("villa", 7)
+    cycles = []
+    session = BridgeSession(backend, SessionConfig(port=server.port, target_deadline=0.02, motion_timeout_cycles=3),
+                            on_cycle=lambda lat, late: cycles.append(late))
+    th = start(session)
+    try:
+        server.accept()
+        server.recv()
+        server.send(PLAIN.format(t=1.0))
+        server.recv()
+        # targets that arrive between cycles (late for the previous one) prove motion alive; then it falls silent
+        session.submit_targets(command_to_targets(["HeadYaw"], [0.1]))
+        for k in range(7):
+            server.send(CONFIRM.format(t=1.02 + 0.02 * k))
+            reply = {e[0]: e[1:] for e in parse(server.recv())}
+            assert "syn" in reply
+            assert float(reply["he1"][0]) == pytest.approx(4.0)           # held target, P gain 40 * 0.1 rad
+        # 3 cycles wait in vain (late, held targets sent), then the bridge stops waiting for silent motion
+        assert cycles[:6] == [True, True, True, False, False, False]
+        assert session.stats.late_cycles == 3
+    finally:
+        session.stop()
+        th.join(5)
