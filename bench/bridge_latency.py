@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Benchmark: bridge cycle latency (perception received -> effectors sent) with 1 and 11 players on `villa sim`.
+
+    source scripts/env.sh && python bench/bridge_latency.py [--players 1 11] [--seconds 10]
+
+Each player is a villa_bridge BridgeNode plus an echo "motion" node that answers every joint_states with a
+joint_targets (hold the zero pose), all in this one process on one EventsExecutor (the `player` composition),
+against `villa sim` (rcssservermj, sync, headless) on free ports and a leased ROS domain. Players connect one at
+a time, each after the previous bridge's confirmation. Latency is what each bridge publishes on bridge_latency;
+printed: cycles, p50/p90/p99/max in ms, late cycles (targets missed the deadline), simulated seconds per wall s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def run(n_players: int, seconds: float) -> dict:
+    import rclpy
+    from rclpy.experimental import EventsExecutor
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64
+
+    from villa_bridge.node import QOS, BridgeNode
+    from villa_bringup.domain import lease_domain
+    from villa_msgs.msg import JointCommand
+    from villa_sim.testing import SimProcess
+
+    with lease_domain() as lease, SimProcess() as sim:
+        ctx = rclpy.Context()
+        rclpy.init(context=ctx, domain_id=lease.domain_id)
+        executor = EventsExecutor(context=ctx)
+        latencies: list[float] = []
+        recording = [False]
+        nodes, bridges = [], []
+
+        def echo(pub):
+            def cb(msg: JointState) -> None:
+                pub.publish(JointCommand(header=msg.header, name=list(msg.name), position=[0.0] * len(msg.name)))
+            return cb
+
+        def keep(msg: Float64) -> None:
+            if recording[0]:
+                latencies.append(msg.data)
+
+        try:
+            for unum in range(1, n_players + 1):
+                ns = f"/bench/p{unum}"
+                bridge = BridgeNode(context=ctx, namespace=ns, parameter_overrides=[
+                    Parameter("port", value=sim.agent_port), Parameter("team", value="bench"),
+                    Parameter("unum", value=unum), Parameter("stats_period", value=0.0)])
+                motion = rclpy.create_node("motion", namespace=ns, context=ctx)
+                pub = motion.create_publisher(JointCommand, "joint_targets", QOS)
+                motion.create_subscription(JointState, "joint_states", echo(pub), QOS)
+                motion.create_subscription(Float64, "bridge_latency", keep, QOS)
+                for node in (bridge, motion):
+                    executor.add_node(node)
+                    nodes.append(node)
+                bridges.append(bridge)
+                deadline = time.monotonic() + 30
+                while not bridge.session.confirmed and time.monotonic() < deadline:
+                    executor.spin_once(timeout_sec=0.05)
+                if not bridge.session.confirmed:
+                    raise RuntimeError(f"player {unum} not confirmed: {sim.log()}")
+            t_end = time.monotonic() + 2.0                 # settle
+            while time.monotonic() < t_end:
+                executor.spin_once(timeout_sec=0.05)
+            c0 = sum(b.session.stats.cycles for b in bridges)
+            late0 = sum(b.session.stats.late_cycles for b in bridges)
+            recording[0] = True
+            t0 = time.monotonic()
+            t_end = t0 + seconds
+            while time.monotonic() < t_end:
+                executor.spin_once(timeout_sec=0.05)
+            wall = time.monotonic() - t0
+            recording[0] = False
+            cycles = sum(b.session.stats.cycles for b in bridges) - c0
+            late = sum(b.session.stats.late_cycles for b in bridges) - late0
+        finally:
+            executor.shutdown()
+            for node in nodes:
+                node.destroy_node()
+            rclpy.try_shutdown(context=ctx)
+    lat = np.array(latencies) * 1e3
+    return {"players": n_players, "cycles": cycles, "late": late, "sim_per_wall": cycles / n_players * 0.02 / wall,
+            "p50": np.percentile(lat, 50), "p90": np.percentile(lat, 90), "p99": np.percentile(lat, 99),
+            "max": lat.max(), "samples": len(lat)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, nargs="+", default=[1, 11])
+    ap.add_argument("--seconds", type=float, default=10.0)
+    args = ap.parse_args()
+    print(f"bridge cycle latency, villa sim (rcssservermj, sync, noise on), echo motion, one process, "
+          f"{os.cpu_count()} CPUs, {args.seconds:.0f} s wall per run")
+    print(f"{'players':>8}{'cycles':>9}{'late':>7}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+          f"{'sim s/wall s':>14}")
+    for n in args.players:
+        r = run(n, args.seconds)
+        print(f"{r['players']:>8}{r['cycles']:>9}{r['late']:>7}{r['p50']:>9.2f}{r['p90']:>9.2f}{r['p99']:>9.2f}"
+              f"{r['max']:>9.2f}{r['sim_per_wall']:>14.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
