@@ -83,3 +83,69 @@ def test_bridge_drives_villa_sim(ros_domain):
             bridge.destroy_node()
             probe.destroy_node()
             rclpy.try_shutdown(context=ctx)
+
+
+def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
+    """Left and right bridges beam to the same team-relative spot: same team-relative ground truth and view."""
+    import math
+
+    import rclpy
+    from geometry_msgs.msg import Pose2D, PoseStamped
+    from rclpy.experimental import EventsExecutor
+    from rclpy.parameter import Parameter
+
+    from villa_bridge.node import QOS, BridgeNode
+    from villa_msgs.msg import GameState, VisionFrame
+    from villa_sim.testing import SimProcess
+
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx, domain_id=ros_domain)
+    with SimProcess(seed=4) as sim:
+        executor = EventsExecutor(context=ctx)
+        probe = rclpy.create_node("probe", context=ctx)
+        executor.add_node(probe)
+        nodes, got, beams = [probe], {}, {}
+        try:
+            for team in ("teamL", "teamR"):
+                ns = f"/{team}/p1"
+                bridge = BridgeNode(context=ctx, namespace=ns, parameter_overrides=[
+                    Parameter("port", value=sim.agent_port), Parameter("team", value=team),
+                    Parameter("unum", value=1), Parameter("stats_period", value=0.0)])
+                executor.add_node(bridge)
+                nodes.append(bridge)
+                got[team] = {"gs": [], "gt": [], "vision": []}
+                probe.create_subscription(GameState, f"{ns}/game_state", got[team]["gs"].append, QOS)
+                probe.create_subscription(PoseStamped, f"{ns}/ground_truth", got[team]["gt"].append, QOS)
+                probe.create_subscription(VisionFrame, f"{ns}/vision", got[team]["vision"].append, QOS)
+                beams[team] = probe.create_publisher(Pose2D, f"{ns}/beam", QOS)
+                assert _spin_until(executor, lambda b=bridge: b.session.confirmed, 30), sim.log()
+            assert _spin_until(executor, lambda: all(g["gs"] and g["gs"][-1].unum == 1 for g in got.values()), 10)
+            assert got["teamL"]["gs"][-1].side == GameState.SIDE_LEFT
+            assert got["teamR"]["gs"][-1].side == GameState.SIDE_RIGHT
+            target = Pose2D(x=-5.0, y=1.0, theta=0.0)
+
+            def beamed():
+                for pub in beams.values():
+                    pub.publish(target)
+                return all(g["gt"] and math.hypot(g["gt"][-1].pose.position.x + 5.0,
+                                                  g["gt"][-1].pose.position.y - 1.0) < 0.2 for g in got.values())
+
+            assert _spin_until(executor, beamed, 20), {t: g["gt"][-1].pose.position for t, g in got.items()}
+            for team, g in got.items():
+                q = g["gt"][-1].pose.orientation
+                yaw = math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
+                assert abs(yaw) < 0.2, (team, yaw)
+                g["vision"].clear()
+            assert _spin_until(executor, lambda: all(len(g["vision"]) >= 3 for g in got.values()), 10)
+            for team, g in got.items():
+                # facing the opponent goal from (-5, 1): its posts G1R (15, 1.05) and G2R (15, -1.05) about 20 m ahead
+                posts = {o.name: o.position for o in g["vision"][-1].goal_posts}
+                assert set(posts) == {"G1R", "G2R"}, (team, posts)
+                assert posts["G1R"].distance == pytest.approx(20.0, abs=0.5)
+                assert posts["G1R"].azimuth > posts["G2R"].azimuth          # G1R (+y) is left of G2R
+                assert abs(posts["G2R"].azimuth) < math.radians(15)
+        finally:
+            executor.shutdown()
+            for node in nodes:
+                node.destroy_node()
+            rclpy.try_shutdown(context=ctx)
