@@ -7,6 +7,7 @@ store the latest joint targets, beam and say. Parameters: config/bridge.yaml.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 
 import rclpy
@@ -168,18 +169,32 @@ class BridgeNode(Node):
 
 
 def main(args=None) -> None:
+    import signal
+
     from rclpy.executors import ExternalShutdownException
     from rclpy.experimental import EventsExecutor
 
-    rclpy.init(args=args)
+    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    stop = threading.Event()
+
+    def on_signal(signum, frame):  # Ctrl-C / SIGTERM: leave the spin loop, stop the socket thread, exit 0
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     node = None
     try:
         node = BridgeNode()
         executor = EventsExecutor()
         executor.add_node(node)
-        executor.spin()
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except ValueError as e:  # bad parameters: one clear line, no traceback
+        print(f"bridge: {e}", file=sys.stderr)
+        rclpy.try_shutdown()
+        raise SystemExit(2) from None
     finally:
         if node is not None:
             node.destroy_node()
