@@ -13,6 +13,7 @@ import argparse
 import importlib
 import signal
 import sys
+import threading
 from typing import Any
 
 from villa_bringup.team_config import ConfigError, NodeSpec, default_path, load, swap_to_nao
@@ -69,13 +70,15 @@ def main(argv: list[str] | None = None) -> int:
 
     rclpy.init(args=None, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     executor = EventsExecutor()
+    stop = threading.Event()
 
-    def stop(signum, frame):  # Ctrl-C / SIGTERM: leave spin, destroy the nodes, exit 0
-        rclpy.try_shutdown()
+    def on_signal(signum, frame):  # Ctrl-C / SIGTERM: EventsExecutor.spin() would not wake, so poll a flag
+        stop.set()
 
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     nodes = []
+    code = 0
     try:
         for spec in specs:
             node = create_node(spec, ros_args)
@@ -83,21 +86,21 @@ def main(argv: list[str] | None = None) -> int:
             executor.add_node(node)
         names = ", ".join(n.get_fully_qualified_name() for n in nodes)
         nodes[0].get_logger().info(f"player {config.team} #{player.unum}: running {names} in one process")
-        executor.spin()
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except ValueError as e:  # a node refused its parameters: one clear line
+        print(f"player {config.team} #{player.unum}: {e}", file=sys.stderr)
+        code = 2
     finally:
         for node in nodes:
-            destroy = getattr(node, "shutdown", None)  # nodes with threads or hardware stop them here
-            if callable(destroy):
-                try:
-                    destroy()
-                except Exception as e:  # a failing shutdown must not keep the others running
-                    print(f"player: {node.get_name()}: shutdown failed: {e}", file=sys.stderr)
-            node.destroy_node()
-        executor.shutdown()
+            try:
+                node.destroy_node()  # nodes with threads or hardware stop them in destroy_node
+            except Exception as e:  # a failing shutdown must not keep the others running
+                print(f"player: {node.get_name()}: shutdown failed: {e}", file=sys.stderr)
         rclpy.try_shutdown()
-    return 0
+    return code
 
 
 if __name__ == "__main__":
