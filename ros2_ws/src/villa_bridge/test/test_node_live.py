@@ -10,13 +10,32 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
-def _spin_until(executor, cond, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        executor.spin_once(timeout_sec=0.05)
-        if cond():
-            return True
-    return False
+class Spinner:
+    """Spins an executor in a background thread (a Python spin_once loop can fall behind a free-running bridge)."""
+
+    def __init__(self, executor):
+        self.executor = executor
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+
+    def _spin(self):
+        # spin_once in a loop: EventsExecutor.shutdown() from another thread hangs while spin() runs
+        while not self._stop.is_set():
+            self.executor.spin_once(timeout_sec=0.05)
+
+    def until(self, cond, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cond():
+                return True
+            time.sleep(0.02)
+        return False
+
+    def stop(self):
+        self._stop.set()
+        self.thread.join(5)
+        self.executor.shutdown()
 
 
 def test_bridge_drives_villa_sim(ros_domain):
@@ -52,8 +71,9 @@ def test_bridge_drives_villa_sim(ros_domain):
         probe.create_subscription(VisionFrame, "vision", keep("vision"), QOS)
         probe.create_subscription(GameState, "game_state", keep("gs"), QOS)
         pub = probe.create_publisher(JointCommand, "joint_targets", QOS)
+        spinner = Spinner(executor)
         try:
-            assert _spin_until(executor, lambda: any(g.unum == 2 for g in got["gs"]) and got["vision"], 40), \
+            assert spinner.until(lambda: any(g.unum == 2 for g in got["gs"]) and got["vision"], 40), \
                 f"no confirmation/vision: {len(got['gs'])} game states, {len(got['vision'])} frames\n{sim.log()}"
             gs = [g for g in got["gs"] if g.unum == 2][-1]
             assert gs.side == GameState.SIDE_LEFT and gs.team_name == "villa"
@@ -75,11 +95,13 @@ def test_bridge_drives_villa_sim(ros_domain):
                 pos = dict(zip(last.name, last.position, strict=True))
                 return abs(pos["HeadYaw"] - 0.6) < 0.05 and abs(pos["LShoulderPitch"] + 0.5) < 0.08
 
-            assert _spin_until(executor, reached, 30), f"joints did not follow: {got['js'][-1].position}"
+            assert spinner.until(reached, 30), (f"joints did not follow: {got['js'][-1].position}, "
+                                                        f"{len(got['js'])} joint states, {bridge.session.stats}, "
+                                                        f"thread alive {bridge._thread.is_alive()}\n{sim.log()}")
             assert bridge.session.stats.malformed == 0
             assert bridge.session.stats.cycles >= 3
         finally:
-            executor.shutdown()
+            spinner.stop()
             bridge.destroy_node()
             probe.destroy_node()
             rclpy.try_shutdown(context=ctx)
@@ -105,6 +127,7 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
         probe = rclpy.create_node("probe", context=ctx)
         executor.add_node(probe)
         nodes, got, beams = [probe], {}, {}
+        spinner = None
         try:
             for team in ("teamL", "teamR"):
                 ns = f"/{team}/p1"
@@ -118,8 +141,12 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
                 probe.create_subscription(PoseStamped, f"{ns}/ground_truth", got[team]["gt"].append, QOS)
                 probe.create_subscription(VisionFrame, f"{ns}/vision", got[team]["vision"].append, QOS)
                 beams[team] = probe.create_publisher(Pose2D, f"{ns}/beam", QOS)
-                assert _spin_until(executor, lambda b=bridge: b.session.confirmed, 30), sim.log()
-            assert _spin_until(executor, lambda: all(g["gs"] and g["gs"][-1].unum == 1 for g in got.values()), 10)
+                deadline = time.monotonic() + 30     # one robot at a time: the first team gets the left side
+                while not bridge.session.confirmed and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert bridge.session.confirmed, sim.log()
+            spinner = Spinner(executor)
+            assert spinner.until(lambda: all(g["gs"] and g["gs"][-1].unum == 1 for g in got.values()), 10)
             assert got["teamL"]["gs"][-1].side == GameState.SIDE_LEFT
             assert got["teamR"]["gs"][-1].side == GameState.SIDE_RIGHT
             target = Pose2D(x=-5.0, y=1.0, theta=0.0)
@@ -130,13 +157,13 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
                 return all(g["gt"] and math.hypot(g["gt"][-1].pose.position.x + 5.0,
                                                   g["gt"][-1].pose.position.y - 1.0) < 0.2 for g in got.values())
 
-            assert _spin_until(executor, beamed, 20), {t: g["gt"][-1].pose.position for t, g in got.items()}
+            assert spinner.until(beamed, 20), {t: g["gt"][-1].pose.position for t, g in got.items()}
             for team, g in got.items():
                 q = g["gt"][-1].pose.orientation
                 yaw = math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
                 assert abs(yaw) < 0.2, (team, yaw)
                 g["vision"].clear()
-            assert _spin_until(executor, lambda: all(len(g["vision"]) >= 3 for g in got.values()), 10)
+            assert spinner.until(lambda: all(len(g["vision"]) >= 3 for g in got.values()), 10)
             for team, g in got.items():
                 # facing the opponent goal from (-5, 1): its posts G1R (15, 1.05) and G2R (15, -1.05) about 20 m ahead
                 posts = {o.name: o.position for o in g["vision"][-1].goal_posts}
@@ -145,7 +172,10 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
                 assert posts["G1R"].azimuth > posts["G2R"].azimuth          # G1R (+y) is left of G2R
                 assert abs(posts["G2R"].azimuth) < math.radians(15)
         finally:
-            executor.shutdown()
+            if spinner is not None:
+                spinner.stop()
+            else:
+                executor.shutdown()
             for node in nodes:
                 node.destroy_node()
             rclpy.try_shutdown(context=ctx)
