@@ -107,7 +107,7 @@ def test_bridge_drives_villa_sim(ros_domain):
             rclpy.try_shutdown(context=ctx)
 
 
-def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
+def test_both_teams_see_and_hear_team_relative_after_a_beam(ros_domain):
     """Left and right bridges beam to the same team-relative spot: same team-relative ground truth and view."""
     import math
 
@@ -115,9 +115,10 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
     from geometry_msgs.msg import Pose2D, PoseStamped
     from rclpy.experimental import EventsExecutor
     from rclpy.parameter import Parameter
+    from std_msgs.msg import String
 
     from villa_bridge.node import QOS, BridgeNode
-    from villa_msgs.msg import GameState, VisionFrame
+    from villa_msgs.msg import GameState, HeardMessage, VisionFrame
     from villa_sim.testing import SimProcess
 
     ctx = rclpy.Context()
@@ -126,7 +127,7 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
         executor = EventsExecutor(context=ctx)
         probe = rclpy.create_node("probe", context=ctx)
         executor.add_node(probe)
-        nodes, got, beams = [probe], {}, {}
+        nodes, got, beams, says = [probe], {}, {}, {}
         spinner = None
         try:
             for team in ("teamL", "teamR"):
@@ -136,7 +137,9 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
                     Parameter("unum", value=1), Parameter("stats_period", value=0.0)])
                 executor.add_node(bridge)
                 nodes.append(bridge)
-                got[team] = {"gs": [], "gt": [], "vision": []}
+                got[team] = {"gs": [], "gt": [], "vision": [], "heard": []}
+                probe.create_subscription(HeardMessage, f"{ns}/heard", got[team]["heard"].append, QOS)
+                says[team] = probe.create_publisher(String, f"{ns}/say", QOS)
                 probe.create_subscription(GameState, f"{ns}/game_state", got[team]["gs"].append, QOS)
                 probe.create_subscription(PoseStamped, f"{ns}/ground_truth", got[team]["gt"].append, QOS)
                 probe.create_subscription(VisionFrame, f"{ns}/vision", got[team]["vision"].append, QOS)
@@ -171,6 +174,21 @@ def test_both_teams_see_the_field_team_relative_after_a_beam(ros_domain):
                 assert posts["G1R"].distance == pytest.approx(20.0, abs=0.5)
                 assert posts["G1R"].azimuth > posts["G2R"].azimuth          # G1R (+y) is left of G2R
                 assert abs(posts["G2R"].azimuth) < math.radians(15)
+            # say/hear: the speaker hears itself, the other team hears it with a bearing in its own team frame
+            # (speaker at global (-5, 1), listener at global (5, -1) = its own (-5, 1): bearing atan2(-2, 10))
+            says["teamL"].publish(String(data="bad msg"))                 # refused by the bridge, not sent
+            assert spinner.until(lambda: nodes[1].session.stats.say_rejected == 1, 10)
+
+            def heard():
+                says["teamL"].publish(String(data="hello_R"))
+                return any(h.message == "hello_R" for h in got["teamR"]["heard"])
+
+            assert spinner.until(heard, 10)
+            h = [h for h in got["teamR"]["heard"] if h.message == "hello_R"][0]
+            assert h.team == "teamL" and not h.from_self
+            assert h.direction == pytest.approx(math.atan2(-2.0, 10.0), abs=0.05)
+            assert spinner.until(lambda: any(x.from_self and x.message == "hello_R" for x in got["teamL"]["heard"]), 5)
+            assert not any(x.message == "bad" for g in got.values() for x in g["heard"])
         finally:
             if spinner is not None:
                 spinner.stop()
