@@ -89,7 +89,7 @@ def _f(a) -> float:
         v = float(a)
     except (TypeError, ValueError):
         raise ParseError(f"expected a number, got {str(a)[:30]!r}") from None
-    if math.isnan(v) or math.isinf(v):
+    if v - v != 0.0:        # NaN or infinity (cheaper than two math calls on the hot path)
         raise ParseError(f"non-finite number {a!r}")
     return v
 
@@ -165,6 +165,18 @@ def _gs(expr, p: Perception) -> None:
 
 
 def _hj(expr, p: Perception, vel: list) -> None:
+    # fast path for the exact wire shapes (HJ (n name) (ax a)) and (HJ (n name)(ax a)(vx v))
+    n = len(expr)
+    if n in (3, 4):
+        nm, ax = expr[1], expr[2]
+        vx = expr[3] if n == 4 else None
+        if (type(nm) is list and len(nm) == 2 and nm[0] == "n" and type(nm[1]) is str
+                and type(ax) is list and len(ax) == 2 and ax[0] == "ax"
+                and (vx is None or (type(vx) is list and len(vx) == 2 and vx[0] == "vx"))):
+            p.joint_names.append(nm[1])
+            p.joint_angles.append(_f(ax[1]))
+            vel.append(None if vx is None else _f(vx[1]))
+            return
     name = _named(expr)
     ax = vx = None
     for item in expr[2:]:

@@ -7,12 +7,7 @@ RecursionError on deep input) and raises only ``ParseError`` for anything that i
 
 from __future__ import annotations
 
-import re
-
 MAX_DEPTH = 32          # the deepest real message (See -> P -> part -> pol) nests 4 levels
-
-_TOKEN = re.compile(r"[()]|[^\s()]+")
-_SPACE_ONLY = re.compile(r"[()\s]*")
 
 
 class ParseError(ValueError):
@@ -35,21 +30,23 @@ def parse(data: bytes | bytearray | str) -> list:
     top: list = []
     stack: list[list] = []
     cur = top
-    for tok in _TOKEN.findall(text):
+    push, pop = stack.append, stack.pop
+    # str.replace + split is about twice as fast as a tokenizing regex (bench/bridge_parser.py)
+    for tok in text.replace("(", " ( ").replace(")", " ) ").split():
         if tok == "(":
             if len(stack) >= MAX_DEPTH:
                 raise ParseError(f"expression nested deeper than {MAX_DEPTH} levels")
             new: list = []
             cur.append(new)
-            stack.append(cur)
+            push(cur)
             cur = new
         elif tok == ")":
             if not stack:
                 raise ParseError("unbalanced ')'")
-            cur = stack.pop()
+            cur = pop()
+        elif cur is top:
+            raise ParseError(f"atom {tok[:20]!r} outside any expression")
         else:
-            if not stack:
-                raise ParseError(f"atom {tok[:20]!r} outside any expression")
             cur.append(tok)
     if stack:
         raise ParseError(f"truncated message: {len(stack)} unclosed '('")
