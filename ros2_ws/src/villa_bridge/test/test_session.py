@@ -62,7 +62,8 @@ def test_simspark_handshake_confirmation_malformed_and_reconnect(server, caplog)
     confirmed = []
     perceptions = []
     backend = SimSparkBackend("villa", 7, robot_type=0)
-    session = BridgeSession(backend, SessionConfig(port=server.port, retry_initial=0.05, retry_max=0.1),
+    session = BridgeSession(backend, SessionConfig(port=server.port, retry_initial=0.05, retry_max=0.1,
+                                                   max_message_size=4096),
                             on_perception=lambda p, t: perceptions.append(p),
                             on_confirmed=lambda u, s: confirmed.append((u, s)))
     th = start(session)
@@ -86,7 +87,13 @@ def test_simspark_handshake_confirmation_malformed_and_reconnect(server, caplog)
         assert parse(server.recv())[-1] == ["syn"]
         assert session.stats.malformed == 1
         assert "malformed perception skipped" in caplog.text
-        # oversized frame: connection dropped, reconnect, new scene + init
+        # oversized but plausible frame: skipped, counted, answered
+        server.send(encode("(x " + "y" * 5000 + ")"))
+        assert parse(server.recv())[-1] == ["syn"]
+        assert session.stats.malformed == 2
+        server.send(PLAIN.format(t=1.08))                                # still in sync afterwards
+        assert parse(server.recv())[-1] == ["syn"] and session.stats.malformed == 2
+        # absurd length prefix: the stream is out of sync, connection dropped, reconnect, new scene + init
         server.send(struct.pack(">I", 1 << 30))
         server.conn.close()
         server.accept()

@@ -2,7 +2,7 @@
 
 SimSpark facts: shared/simspark/SIMSPARK_FACTS.md ("Network protocol"). ``FrameReader`` is incremental, so
 it works with any chunking of the byte stream; an oversized length prefix raises ``FrameTooLarge`` (a
-ParseError) and the stream cannot be resynchronised after it: the caller drops the connection.
+ParseError). The socket reader lets the caller skip the payload (``discard``) when the size is plausible.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ DEFAULT_MAX_SIZE = 1 << 20      # 1 MiB; a SimSpark perception is about 2 KB, a 
 
 
 class FrameTooLarge(ParseError):
-    """A length prefix larger than the configured maximum: the stream is not trustworthy any more."""
+    """A length prefix larger than the configured maximum (``size`` bytes announced)."""
+
+    def __init__(self, message: str, size: int = 0) -> None:
+        super().__init__(message)
+        self.size = size
 
 
 def encode(msg: bytes | str) -> bytes:
@@ -38,7 +42,7 @@ class FrameReader:
         while len(self._buf) >= 4:
             (n,) = HEADER.unpack_from(self._buf, 0)
             if n > self.max_size:
-                raise FrameTooLarge(f"frame of {n} bytes exceeds the maximum of {self.max_size}")
+                raise FrameTooLarge(f"frame of {n} bytes exceeds the maximum of {self.max_size}", n)
             if len(self._buf) < 4 + n:
                 break
             out.append(bytes(self._buf[4:4 + n]))
@@ -61,8 +65,20 @@ def recv_exact(sock: socket.socket, n: int) -> bytes:
 
 
 def recv_frame(sock: socket.socket, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
-    """Block until one whole message arrived; FrameTooLarge for an oversized prefix, ConnectionError on close."""
+    """Block until one whole message arrived; ConnectionError on close.
+
+    FrameTooLarge for a prefix over ``max_size``; its payload is still unread (``discard`` it to stay in sync).
+    """
     (n,) = HEADER.unpack(recv_exact(sock, 4))
     if n > max_size:
-        raise FrameTooLarge(f"frame of {n} bytes exceeds the maximum of {max_size}")
+        raise FrameTooLarge(f"frame of {n} bytes exceeds the maximum of {max_size}", n)
     return recv_exact(sock, n)
+
+
+def discard(sock: socket.socket, n: int, chunk: int = 1 << 16) -> None:
+    """Read and drop n bytes (the payload of a refused oversized frame)."""
+    while n > 0:
+        data = sock.recv(min(chunk, n))
+        if not data:
+            raise ConnectionError("server closed the connection")
+        n -= len(data)

@@ -38,6 +38,7 @@ class SessionConfig:
     motion_timeout_cycles: int = 50  # stop waiting for targets after this many cycles without any
     max_message_size: int = framing.DEFAULT_MAX_SIZE
     recv_timeout: float = 5.0        # s without any message -> treat the connection as dead
+    discard_limit: int = 64 << 20    # bytes: an oversized frame up to this is skipped, a larger one reconnects
 
 
 @dataclass
@@ -156,15 +157,23 @@ class BridgeSession:
         first = True
         self.held = HeldTargets(self.held.joints)   # a new robot starts without targets
         while not self._stop.is_set():
+            data = None
             try:
                 data = framing.recv_frame(sock, self.config.max_message_size)
             except TimeoutError:
                 raise ConnectionError(f"no message for {self.config.recv_timeout} s") from None
+            except framing.FrameTooLarge as e:
+                if e.size > self.config.discard_limit:
+                    raise                          # not a plausible message: the stream is out of sync, reconnect
+                framing.discard(sock, e.size)
+                self.stats.malformed += 1
+                self.log.warning(f"bridge: oversized message skipped ({e}); {self.stats.malformed} malformed so far")
             t0 = time.monotonic()
             self._targets_event.clear()
             perception = None
             try:
-                perception = parse_perception(data)
+                if data is not None:
+                    perception = parse_perception(data)
             except ParseError as e:
                 self.stats.malformed += 1
                 self.log.warning(f"bridge: malformed perception skipped ({e}); {self.stats.malformed} so far")
