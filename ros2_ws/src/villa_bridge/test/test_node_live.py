@@ -100,6 +100,12 @@ def test_bridge_drives_villa_sim(ros_domain):
                                                         f"thread alive {bridge._thread.is_alive()}\n{sim.log()}")
             assert bridge.session.stats.malformed == 0
             assert bridge.session.stats.cycles >= 3
+            # a command naming an unknown joint is refused as a whole (logged, counted), the loop keeps going
+            pub.publish(JointCommand(name=["HeadYaw", "Tail"], position=[0.0, 0.0]))
+            assert spinner.until(lambda: bridge.rejected_commands == 1, 10)
+            n = bridge.session.stats.cycles
+            assert spinner.until(lambda: bridge.session.stats.cycles > n + 5, 10)
+            assert bridge.session.held.position[bridge.session.held.index["HeadYaw"]] == pytest.approx(0.6)
         finally:
             spinner.stop()
             bridge.destroy_node()
