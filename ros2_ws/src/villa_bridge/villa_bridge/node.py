@@ -49,6 +49,7 @@ def session_config(p: dict) -> SessionConfig:
                         retry_initial=float(p["retry_initial"]), retry_max=float(p["retry_max"]),
                         max_attempts=int(p["max_attempts"]), target_deadline=float(p["target_deadline"]),
                         motion_timeout_cycles=int(p["motion_timeout_cycles"]),
+                        idle_cycle_period=float(p["idle_cycle_period"]),
                         max_message_size=int(p["max_message_size"]), recv_timeout=float(p["recv_timeout"]),
                         discard_limit=int(p["discard_limit"]))
     if not 0 < cfg.port < 65536:

@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from villa_bridge import effectors, framing
 from villa_bridge.backend import Backend
@@ -36,6 +36,7 @@ class SessionConfig:
     max_attempts: int = 0            # connection attempts before giving up; 0 = forever
     target_deadline: float = 0.015   # s after a perception arrived to wait for joint targets
     motion_timeout_cycles: int = 50  # stop waiting for targets after this many cycles without any
+    idle_cycle_period: float = 0.0   # s wall: without motion, answer no sooner than this after a perception
     max_message_size: int = framing.DEFAULT_MAX_SIZE
     recv_timeout: float = 5.0        # s without any message -> treat the connection as dead
     discard_limit: int = 64 << 20    # bytes: an oversized frame up to this is skipped, a larger one reconnects
@@ -48,7 +49,6 @@ class SessionStats:
     malformed: int = 0
     connects: int = 0
     say_rejected: int = 0
-    latencies: list[float] = field(default_factory=list)   # s, kept by the owner when it wants them
 
 
 class BridgeSession:
@@ -204,12 +204,15 @@ class BridgeSession:
         """Wait for this cycle's targets while motion is alive; True when alive motion missed the deadline.
 
         Motion counts as alive when targets arrived within the last ``motion_timeout_cycles`` cycles (also
-        late ones, between cycles); without it the bridge does not wait, so a bare bridge never stalls.
+        late ones, between cycles); without it the bridge waits only ``idle_cycle_period`` (pacing), never stalls.
         """
         if self._targets_seq != self._seq_seen and not self._targets_event.is_set():
             self._cycles_since_targets = 0               # targets came in after the previous deadline
         if self._cycles_since_targets <= self.config.motion_timeout_cycles:
             self._targets_event.wait(max(0.0, t0 + self.config.target_deadline - time.monotonic()))
+        elif self.config.idle_cycle_period > 0:
+            # no motion yet: pace the (sync) server instead of spinning it as fast as the wire allows
+            self._targets_event.wait(max(0.0, t0 + self.config.idle_cycle_period - time.monotonic()))
         got = self._targets_event.is_set()
         self._cycles_since_targets = 0 if got else self._cycles_since_targets + 1
         self._seq_seen = self._targets_seq
