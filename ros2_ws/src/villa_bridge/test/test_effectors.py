@@ -92,3 +92,18 @@ def test_team_relative_conversions():
     assert beam_on_wire("rcssservermj", "left", -4, 2, 0.5) == (-4, 2, pytest.approx(math.degrees(0.5)))
     assert beam_on_wire("rcssservermj", "right", -4, 2, 0.5)[:2] == (4, -2)
     assert beam_on_wire("simspark", "right", -4, 2, 0.0) == (-4, 2, 0.0)
+
+
+SIMSPARK_PLAY_MODES = ("BeforeKickOff KickOff_Left KickOff_Right PlayOn KickIn_Left KickIn_Right corner_kick_left "
+                       "corner_kick_right goal_kick_left goal_kick_right offside_left offside_right GameOver "
+                       "Goal_Left Goal_Right free_kick_left free_kick_right direct_free_kick_left "
+                       "direct_free_kick_right pass_left pass_right").split()
+
+
+def test_every_simspark_play_mode_maps_to_own_and_opp():
+    left = [play_mode(m, "left") for m in SIMSPARK_PLAY_MODES]
+    right = [play_mode(m, "right") for m in SIMSPARK_PLAY_MODES]
+    assert 0 not in left and 0 not in right
+    assert len(set(left)) == len(SIMSPARK_PLAY_MODES) and set(left) == set(right)
+    for m, a, b in zip(SIMSPARK_PLAY_MODES, left, right, strict=True):
+        assert (a == b) == (not m.lower().endswith(("_left", "_right")))
