@@ -1,0 +1,159 @@
+"""Formation (§11.1), set plays (§11.2), goalie (§9), behaviours (§12), the decision layer and its variants."""
+
+import math
+
+import numpy as np
+import pytest
+
+from villa_nao import field as F
+from villa_strategy import behaviours as B
+from villa_strategy import decision as D
+from villa_strategy import formation, goalie, penalty, set_plays
+
+
+@pytest.mark.parametrize("ball", [(0, 0), (14.5, 9.5), (-14.5, -9.5), (-13, 6), (10, -9.8), (20, 20)])
+def test_formation_inside_the_field_for_any_ball(ball):
+    pos = formation.formation(ball, 11)
+    assert set(pos) == set(formation.ROLE_ORDER)
+    for role, p in pos.items():
+        assert F.inside_field(p[0], p[1]), (role, p)
+
+
+def test_formation_shape_at_the_centre():
+    p = formation.formation((0, 0), 11)
+    assert p["forwardLeft"][1] > 0 > p["forwardRight"][1]
+    assert p["stopper"][0] < 0 and p["wingLeft"][0] < p["stopper"][0]
+    assert p["backLeft"][0] < p["stopper"][0] and p["goalie"][0] == pytest.approx(-14.5)
+    # backs on the goal-ball line (symmetric about it)
+    assert p["backLeft"][1] == pytest.approx(-p["backRight"][1])
+    assert formation.roles_for(2) == ("goalie", "onBall")
+    assert "goalieReplacement" in formation.roles_for(5, goalie_on_ball=True)
+
+
+def test_goalie_stays_on_its_line_between_ball_and_goal():
+    for ball in [(0, 0), (-10, 5), (-10, -8), (-14.8, 0.3)]:
+        g = goalie.goalie_position(ball)
+        assert g[0] == pytest.approx(-14.5) and abs(g[1]) <= F.GOAL_WIDTH / 2
+    assert goalie.goalie_position((-5, 4))[1] > 0
+
+
+def test_dive_decisions():
+    g = goalie.goalie_position((0, 0))
+    assert goalie.dive_decision(g, (-10, 0), (-5, 0)) == "dive_center"
+    assert goalie.dive_decision(g, (-10, 0), (-5, 0.5 * 5 / 4.5)) == "dive_left"
+    assert goalie.dive_decision(g, (-10, 0), (-5, -0.9 * 5 / 4.5)) == "lunge_right"
+    assert goalie.dive_decision(g, (-10, 0), (-0.3, 0)) is None          # too slow
+    assert goalie.dive_decision(g, (-10, 0), (-5, 5)) is None            # going wide
+
+
+def test_set_play_positions_inside_field_and_2m_from_the_ball():
+    for ball in [(14.5, 9.5), (-14.5, -9.5), (0, 9.9), (5, -9.9), (0, 0)]:
+        pts = set_plays.keep_free_kick_distance(formation.formation(ball, 11).values(), ball)
+        for p in pts:
+            assert F.inside_field(p[0], p[1])
+            assert np.linalg.norm(p - np.asarray(ball)[:2]) >= F.FREE_KICK_DISTANCE
+    for p in set_plays.defensive_goal_kick() + set_plays.offensive_goal_kick():
+        assert F.inside_field(p[0], p[1])
+    shifted = set_plays.kick_in_shift([np.array([0.0, 9.5])], (1.0, 10.0))[0]
+    assert shifted[1] == pytest.approx(9.0)
+
+
+def test_closeness_measure_follows_the_pseudocode():
+    ball = (0.0, 0.0)
+    assert B.closeness_to_ball((-1, 0), ball) == pytest.approx(1.0)
+    assert B.closeness_to_ball((1, 0), ball) == pytest.approx(2.0)             # in front: +1
+    assert B.closeness_to_ball((-1, 0), ball, fallen=True) == pytest.approx(2.5)
+    assert B.closeness_to_ball((-0.5, 0), ball, fallen=True) == pytest.approx(0.5)  # within 0.65 m
+    assert B.closeness_to_ball((-1, 0), ball, is_goalie=True) == 1000
+    assert B.closeness_to_ball((-14.5, 0), (-14, 0.5), is_goalie=True) < 1000
+
+
+def test_collision_avoidance_thresholds():
+    d = B.avoid_collisions((0, 0), (5, 0), [(3, 0)])
+    assert d == pytest.approx([1, 0])                     # obstacle outside 1.25 m: straight
+    d = B.avoid_collisions((0, 0), (5, 0), [(1.0, 0.1)])
+    assert abs(d[0]) < 0.2 and d[1] < 0                   # tangent, around the side toward the target
+    d = B.avoid_collisions((0, 0), (5, 0), [(0.3, 0.0)])
+    assert d[0] < 0                                       # inside 0.5 m: also pushed away
+
+
+def test_walk_inputs_section_10_4_1():
+    assert B.normalized_walk(0.0, 1.0, 0.6) == pytest.approx((1.0, 0.0))
+    x, y = B.normalized_walk(math.radians(20), 1.0, 0.6)
+    assert x == 1.0 and y == pytest.approx(math.tan(math.radians(20)) / 0.6)
+    x, y = B.normalized_walk(math.radians(80), 1.0, 0.6)
+    assert y == 1.0 and x * 1.0 / (y * 0.6) == pytest.approx(1 / math.tan(math.radians(80)))
+    assert B.turn_input(math.pi / 2) == pytest.approx(0.5)
+
+
+def test_approach_goes_around_the_ball_when_in_front():
+    t = B.approach_target((1.0, 0.0), (0.0, 0.0), 0.0)
+    assert abs(t[1]) == pytest.approx(0.5) and t[0] == pytest.approx(0.0)   # side waypoint
+    t = B.approach_target((-2.0, 0.0), (0.0, 0.0), 0.0)
+    assert t == pytest.approx([-0.25, 0.0])
+
+
+def test_when_to_kick():
+    assert B.want_kick((0, 0), 0.0, [(3.0, 0.5)])
+    assert not B.want_kick((0, 0), 0.0, [(0.5, 0.0)])
+    assert not B.want_kick((0, 0), 0.0, [(3.0, 0.5)], lining_up_for=16)
+    assert not B.want_kick((0, 0), 0.0, [(-3.0, 0.0)])
+
+
+def test_penalty_striker_shoots_into_the_bigger_gap():
+    a = penalty.striker_shot((11.0, 0.0), (14.5, 0.5))
+    assert a < 0  # goalie stands left: shoot right
+    assert penalty.striker_plan((5.0, 0.0), 3.0) == "dribble_to_box"
+    assert penalty.striker_plan((12.2, 0.0), 3.0) == "shoot"
+
+
+def test_play_modes_match_the_message():
+    pytest.importorskip("villa_msgs")
+    from villa_msgs.msg import GameState as G
+
+    assert (D.BEFORE_KICK_OFF, D.KICK_OFF_OWN, D.PLAY_ON, D.GOAL_KICK_OPP, D.GAME_OVER, D.GOAL_OPP) == (
+        G.BEFORE_KICK_OFF, G.KICK_OFF_OWN, G.PLAY_ON, G.GOAL_KICK_OPP, G.GAME_OVER, G.GOAL_OPP)
+
+
+def _view(me, ball, mates):
+    return D.WorldView(pose=me, ball=ball, teammates=mates)
+
+
+def test_decision_roles_beam_and_say():
+    params = D.StrategyParams(team_size=3)
+    players = {u: D.TeamPlayer(u, params) for u in (1, 2, 3)}
+    pos = {1: (-14.0, 0.0, 0.0), 2: (-2.0, 1.0, 0.0), 3: (-6.0, -3.0, 0.0)}
+    ball = (0.0, 0.0)
+    # before kick-off: beams in our half
+    d = players[2].decide(_view(pos[2], ball, {}), D.BEFORE_KICK_OFF, 0.0, True)
+    assert d.beam is not None and d.beam[0] <= 0
+    out = {}
+    for t in np.arange(0.0, 1.0, 0.02):
+        for u, p in players.items():
+            mates = {v: pos[v][:2] for v in pos if v != u}
+            dec = p.decide(_view(pos[u], ball, mates), D.PLAY_ON, t, True)
+            out[u] = dec
+            if dec.say:
+                for v, q in players.items():
+                    if v != u:
+                        q.hear(dec.say, t + 0.04, True)
+    assert out[1].role == "goalie" and out[2].role == "onBall" and out[3].role == "stopper"
+    assert {d.assignment["onBall"] for d in out.values()} == {2}
+    assert out[2].walk is not None and out[2].walk.x > 0
+
+
+def test_variants_allball_and_static():
+    a = D.TeamPlayer(3, D.StrategyParams(team_size=3, variant="allball"))
+    d = a.decide(_view((-6.0, -3.0, 0.0), (0.0, 0.0), {1: (-14, 0), 2: (-1, 0)}), D.PLAY_ON, 1.0, True)
+    assert d.role == "onBall" and d.method == "allball"
+    s = D.TeamPlayer(3, D.StrategyParams(team_size=3, variant="static"))
+    d = s.decide(_view((-6.0, -3.0, 0.0), (0.0, 0.0), {1: (-14, 0), 2: (-1, 0)}), D.PLAY_ON, 1.0, True)
+    assert d.role == formation.ROLE_ORDER[2] and d.method == "static"
+    with pytest.raises(ValueError, match="variant"):
+        D.TeamPlayer(1, D.StrategyParams(variant="boxes"))
+
+
+def test_goalie_dives_at_a_shot():
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=2))
+    w = D.WorldView(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0), teammates={2: (0, 0)})
+    assert p.decide(w, D.PLAY_ON, 5.0, True).skill == "dive_center"

@@ -1,0 +1,196 @@
+"""Behaviours around the field and the ball: UT Austin Villa 2011 report §12 and the walk inputs of §10.4.1.
+
+All positions are team-relative field coordinates (m), headings in rad (0 = toward the opponent goal).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from villa_nao import field as F
+
+HALF_GOAL_Y = F.GOAL_WIDTH / 2
+
+
+def wrap(a: float) -> float:
+    return math.remainder(a, 2 * math.pi)
+
+
+# --- §12.1 closest to ball ------------------------------------------------------------------------------------
+def ball_in_own_goal_box(ball) -> bool:
+    return ball[0] < -F.HALF_LENGTH + F.PENALTY_LENGTH and abs(ball[1]) < F.PENALTY_HALF_WIDTH
+
+
+def closeness_to_ball(agent, ball, is_goalie: bool = False, fallen: bool = False) -> float:
+    """§12.1 getClosenessToBallMeasure: distance plus 1 m when in front of the ball, 1.5 m when fallen (unless
+    within 0.65 m of it); the goalie is never closest unless the ball is in our goal box."""
+    agent, ball = np.asarray(agent, float)[:2], np.asarray(ball, float)[:2]
+    if is_goalie and not ball_in_own_goal_box(ball):
+        return 1000.0
+    dist = float(np.linalg.norm(agent - ball))
+    adjust = 0.0
+    if fallen and dist > 0.65:
+        adjust += 1.5
+    if abs(ball[1]) > HALF_GOAL_Y:
+        corner_band = F.HALF_WIDTH - HALF_GOAL_Y
+        if ball[0] < -F.HALF_LENGTH + corner_band:
+            post = np.array([-F.HALF_LENGTH, math.copysign(HALF_GOAL_Y, ball[1])])
+            if np.linalg.norm(agent - post) > np.linalg.norm(ball - post):
+                adjust += 1.0
+        elif ball[0] > F.HALF_LENGTH - corner_band:
+            post = np.array([F.HALF_LENGTH, math.copysign(HALF_GOAL_Y, ball[1])])
+            if np.linalg.norm(agent - post) < np.linalg.norm(ball - post):
+                adjust += 1.0
+        elif agent[0] >= ball[0]:
+            adjust += 1.0
+    elif agent[0] >= ball[0]:
+        adjust += 1.0
+    return dist + adjust
+
+
+# --- §12.2 collision avoidance ---------------------------------------------------------------------------------
+def avoid_collisions(me, target, obstacles, proximity: float = 1.25, collision: float = 0.5) -> np.ndarray:
+    """The direction (unit vector) to walk: toward the target, turned tangent around the nearest obstacle inside the
+    proximity threshold (side closer to the target), plus a push away from it inside the collision threshold."""
+    me, target = np.asarray(me, float)[:2], np.asarray(target, float)[:2]
+    to_target = target - me
+    dist_t = np.linalg.norm(to_target)
+    if dist_t < 1e-6:
+        return np.zeros(2)
+    desired = to_target / dist_t
+    obs = [np.asarray(o, float)[:2] for o in obstacles]
+    obs = [o for o in obs if np.linalg.norm(o - me) < proximity and np.linalg.norm(o - me) < dist_t + collision]
+    if not obs:
+        return desired
+    o = min(obs, key=lambda p: np.linalg.norm(p - me))
+    away = me - o
+    d = np.linalg.norm(away)
+    away = away / d if d > 1e-6 else -desired
+    if float(np.dot(desired, -away)) <= 0:  # the obstacle is not ahead: nothing to avoid
+        return desired
+    tangents = (np.array([-away[1], away[0]]), np.array([away[1], -away[0]]))
+    tangent = max(tangents, key=lambda t: float(np.dot(t, desired)))
+    move = tangent
+    if d < collision:
+        move = tangent + away
+    return move / np.linalg.norm(move)
+
+
+# --- §10.4.1 walk inputs -------------------------------------------------------------------------------------
+def normalized_walk(direction: float, max_x: float, max_y: float) -> tuple[float, float]:
+    """§10.4.1: x/y speeds in [-1, 1] walking in `direction` (rad, robot frame) as fast as possible: one of them is 1
+    in magnitude, the other scaled by the ratio of the maximum speeds."""
+    c, s = math.cos(direction), math.sin(direction)
+    if abs(c) < 1e-9:
+        return 0.0, math.copysign(1.0, s)
+    t = abs(s / c)
+    if t < max_y / max_x:
+        x, y = 1.0, t * max_x / max_y
+    else:
+        x, y = (max_y / max_x) / t if t > 0 else 1.0, 1.0
+    return math.copysign(x, c), math.copysign(y, s) if abs(s) > 1e-12 else 0.0
+
+
+def turn_input(angle: float) -> float:
+    """§10.4.1: desired relative orientation (rad) to a normalized turn speed: degrees / 180."""
+    return max(-1.0, min(1.0, math.degrees(angle) / 180.0))
+
+
+@dataclass(frozen=True)
+class WalkOrder:
+    x: float            # normalized [-1, 1]
+    y: float
+    theta: float
+    parameter_set: str  # goToTarget, sprint, positioning
+    stop: bool = False
+
+
+def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), max_x: float = 1.0,
+          max_y: float = 0.6, arrive: float = 0.1, near_ball: bool = False) -> WalkOrder:
+    """Move and turn toward a target at once (§10.2); within 0.5 m face `face` (the ball) instead (§12.3);
+    sprint when facing within 15° of the target, positioning near the ball (§10.3)."""
+    me = np.asarray(me_xy, float)[:2]
+    target = np.asarray(target, float)[:2]
+    dist = float(np.linalg.norm(target - me))
+    if dist < arrive and (face is None or abs(wrap(face - me_theta)) < math.radians(10)):
+        return WalkOrder(0.0, 0.0, 0.0, "goToTarget", stop=True)
+    move = avoid_collisions(me, target, obstacles)
+    heading = math.atan2(move[1], move[0]) if dist >= arrive else me_theta
+    rel = wrap(heading - me_theta)
+    x, y = normalized_walk(rel, max_x, max_y) if dist >= arrive else (0.0, 0.0)
+    scale = min(1.0, dist / 0.5) if dist < 0.5 else 1.0   # slow down on arrival
+    want = heading if dist > 0.5 or face is None else face
+    theta = turn_input(wrap(want - me_theta))
+    pset = "positioning" if near_ball else ("sprint" if abs(rel) < math.radians(15) and dist > 1.0 else "goToTarget")
+    return WalkOrder(x * scale, y * scale, theta, pset)
+
+
+# --- §12.4 ball approach, §12.6 dribbling ---------------------------------------------------------------------
+def approach_target(me, ball, direction: float, behind: float = 0.25, side: float = 0.5,
+                    opponent=None) -> np.ndarray:
+    """§12.4: the point `behind` the ball along the wanted direction; if walking there would cross the ball, a waypoint
+    0.5 m to the side of the ball (perpendicular to agent->ball); with an opponent within 1 m of the ball and the ball
+    between it and our goal, a point farther back along the opponent's likely dribble path (pursuit angle)."""
+    me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
+    u = np.array([math.cos(direction), math.sin(direction)])
+    target = ball - behind * u
+    if opponent is not None:
+        opp = np.asarray(opponent, float)[:2]
+        if np.linalg.norm(opp - ball) < 1.0 and ball[0] < opp[0]:
+            path = ball - opp
+            path = path / max(np.linalg.norm(path), 1e-6)
+            return ball + 0.6 * path
+    to_ball = ball - me
+    d = np.linalg.norm(to_ball)
+    if d > 1e-6 and float(np.dot(to_ball / d, u)) < 0.0 and d < 3.0:  # we are in front of the ball
+        perp = np.array([-to_ball[1], to_ball[0]]) / d
+        a, b = ball + side * perp, ball - side * perp
+        return a if np.linalg.norm(a - target) < np.linalg.norm(b - target) else b
+    return target
+
+
+def should_move_ball_in_current_direction(agent_dir: float, desired_dir: float, ball, opponents=()) -> bool:
+    """§12.5 shouldMoveBallInCurrentDirection, with the closest opponent only (reflex-based)."""
+    ball = np.asarray(ball, float)[:2]
+    u = np.array([math.cos(agent_dir), math.sin(agent_dir)])
+    ahead = ball + 1.5 * u
+    if ahead[0] > F.HALF_LENGTH and abs(ball[1] + (F.HALF_LENGTH - ball[0]) * math.tan(agent_dir)) < HALF_GOAL_Y \
+            and abs(agent_dir) < math.pi / 2:
+        return True                                           # the ball would go into the goal
+    if abs(ahead[0]) > F.HALF_LENGTH or abs(ahead[1]) > F.HALF_WIDTH:
+        return False                                          # it would leave the field
+    if abs(wrap(agent_dir - desired_dir)) > math.radians(75):
+        return False                                          # only mildly backwards
+    opp = [np.asarray(o, float)[:2] for o in opponents]
+    if not opp:
+        return abs(wrap(agent_dir - desired_dir)) < math.radians(20)
+    o = min(opp, key=lambda p: np.linalg.norm(p - ball))
+    d = float(np.linalg.norm(o - ball))
+    if d > 3.0:
+        return abs(wrap(agent_dir - desired_dir)) < math.radians(20)   # time to align better
+    to_o = o - ball
+    blocks = float(np.dot(to_o, u)) > 0 and abs(float(np.cross(u, to_o))) < 0.5
+    goal_dist_now = np.linalg.norm(F.OPP_GOAL - ball)
+    if d < 1.5 and not blocks and np.linalg.norm(F.OPP_GOAL - ahead) < goal_dist_now:
+        return True
+    return d < 0.8                                           # do not let the opponent reach the ball
+
+
+def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0) -> bool:
+    """§12.7: kick when an opponent is < 3.5 m from the ball within 45° of the heading; not when one is within 1 m,
+    nor after 15 s of lining up. Kicks arrive with the kick issue: callers ask motion for a dribble meanwhile."""
+    ball = np.asarray(ball, float)[:2]
+    if lining_up_for > 15.0:
+        return False
+    close = False
+    for o in opponents:
+        v = np.asarray(o, float)[:2] - ball
+        d = float(np.linalg.norm(v))
+        if d < 1.0:
+            return False
+        if d < 3.5 and abs(wrap(math.atan2(v[1], v[0]) - desired_dir)) < math.radians(45):
+            close = True
+    return close

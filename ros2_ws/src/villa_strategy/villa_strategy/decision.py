@@ -1,0 +1,224 @@
+"""One player's decision per cycle: formation (§11.1), role assignment with voting (§11.3-11.4), communication (§6),
+set plays (§11.2), goalie (§9), on-ball behaviour (§12), and the §11.5 variants AllBall and Static.
+
+Plain data in, plain data out (the node converts messages); team-relative field frame, metres and radians.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from villa_nao import field as F
+from villa_strategy import behaviours as B
+from villa_strategy import comm, formation, goalie, role_assignment, set_plays
+from villa_strategy.voting import Voting
+
+# villa_msgs/GameState play modes (same values; test_decision checks them against the message)
+BEFORE_KICK_OFF, KICK_OFF_OWN, KICK_OFF_OPP, PLAY_ON = 1, 2, 3, 4
+KICK_IN_OWN, KICK_IN_OPP, CORNER_KICK_OWN, CORNER_KICK_OPP, GOAL_KICK_OWN, GOAL_KICK_OPP = 5, 6, 7, 8, 9, 10
+GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
+FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
+BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
+
+
+@dataclass
+class WorldView:
+    pose: tuple[float, float, float]                  # our x, y, theta
+    ball: tuple[float, float]
+    ball_velocity: tuple[float, float] = (0.0, 0.0)
+    ball_valid: bool = True
+    localized: bool = True
+    fallen: bool = False
+    teammates: dict[int, tuple[float, float]] = field(default_factory=dict)   # unum -> position (not us)
+    fallen_mates: set[int] = field(default_factory=set)
+    opponents: list[tuple[float, float]] = field(default_factory=list)
+    sees_ball: bool = False
+
+
+@dataclass
+class Decision:
+    role: str
+    target: tuple[float, float]
+    walk: B.WalkOrder | None = None            # None: no walking (a skill runs, or stand still)
+    skill: str | None = None                  # motion skill to request (dive_left, ...)
+    head_ball_focus: bool = False
+    beam: tuple[float, float, float] | None = None
+    say: str | None = None
+    assignment: dict[str, int] = field(default_factory=dict)   # role -> unum
+    method: str = "scram_mmd"
+
+
+@dataclass(frozen=True)
+class StrategyParams:
+    team_size: int = 11
+    variant: str = "villa"            # villa | allball | static (§11.5)
+    goalie_unum: int = 1
+    team_key: str = "villa"
+    max_x_speed: float = 1.0          # walk engine maxima ratio for §10.4.1 (only the ratio matters)
+    max_y_speed: float = 0.6
+    hysteresis: float = 0.25          # m
+    positioning_distance: float = 0.8  # m from the ball: positioning parameter set (§10.3)
+
+
+class TeamPlayer:
+    """The strategy of one player across cycles (keeps voting window, hysteresis and codec)."""
+
+    def __init__(self, unum: int, params: StrategyParams) -> None:
+        if params.variant not in ("villa", "allball", "static"):
+            raise ValueError(f"variant must be villa, allball or static, got {params.variant!r}")
+        self.unum, self.p = unum, params
+        self.codec = comm.Codec(params.team_key)
+        self.voting = Voting(max(params.team_size, 1))
+        self.hysteresis = role_assignment.Hysteresis(params.hysteresis)
+        self.heard: dict[int, comm.TeamMessage] = {}
+        self.rejected = 0
+
+    # --- communication -----------------------------------------------------------------------------------
+    def hear(self, text: str, game_time: float, side_left: bool) -> comm.TeamMessage | None:
+        try:
+            msg = self.codec.decode(text, game_time, side_left)
+        except comm.CommError:
+            self.rejected += 1
+            return None
+        sender = comm.speaker(msg.time, self.p.team_size)
+        if sender == self.unum:
+            return None
+        self.heard[sender] = msg
+        self.voting.vote(msg.roles)
+        return msg
+
+    def _say(self, w: WorldView, game_time: float, side_left: bool, roles: dict[str, int]) -> str | None:
+        if not comm.my_turn(game_time, self.unum, self.p.team_size):
+            return None
+        vec = [0] * comm.ROLES
+        for i, r in enumerate(formation.ROLE_ORDER):
+            vec[i] = roles.get(r, 0)
+        return self.codec.encode(comm.TeamMessage(game_time, side_left, w.fallen, w.ball, w.pose[:2],
+                                                  w.sees_ball, w.localized, tuple(vec)))
+
+    # --- role assignment ---------------------------------------------------------------------------------
+    def team_positions(self, w: WorldView, now: float) -> dict[int, np.ndarray]:
+        pos = {self.unum: np.array(w.pose[:2])}
+        for u, xy in w.teammates.items():
+            pos[u] = np.array(xy)
+        for u, m in self.heard.items():  # what teammates said about themselves beats what we saw of them
+            if now - m.time < 2.0:
+                pos[u] = np.array(m.position)
+        return pos
+
+    def assign(self, w: WorldView, ball: np.ndarray, now: float) -> dict[str, int]:
+        pos = self.team_positions(w, now)
+        unums = sorted(pos)[: self.p.team_size]
+        if self.p.variant == "static":
+            return {r: u for r, u in zip(formation.ROLE_ORDER, sorted(unums), strict=False)}
+        fallen = set(w.fallen_mates) | ({self.unum} if w.fallen else set())
+        closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.p.goalie_unum, u in fallen) for u in unums}
+        on_ball = min(closeness, key=closeness.get)
+        goalie_on_ball = on_ball == self.p.goalie_unum
+        roles = formation.roles_for(len(unums), goalie_on_ball)
+        targets = formation.formation(ball, len(unums), goalie_on_ball)
+        out = {"onBall": on_ball}
+        if self.p.goalie_unum in unums:
+            out["goalie"] = self.p.goalie_unum
+        rest_roles = [r for r in roles if r not in out]
+        rest_agents = [u for u in unums if u not in out.values()]
+        n = min(len(rest_roles), len(rest_agents))
+        if n:
+            rest_roles = rest_roles[:n]
+            costs = role_assignment.cost_matrix(np.array([pos[u] for u in rest_agents[:n]]),
+                                                np.array([targets[r] for r in rest_roles]))
+            a = self.hysteresis.choose(costs, role_assignment.assign_dp(costs))
+            for k, agent in enumerate(a.mapping):
+                out[rest_roles[k]] = rest_agents[agent]
+        return out
+
+    # --- the cycle -------------------------------------------------------------------------------------
+    def decide(self, w: WorldView, play_mode: int, game_time: float, side_left: bool) -> Decision:
+        ball = np.array(w.ball, dtype=float)
+        me = np.array(w.pose[:2])
+        theta = w.pose[2]
+        if play_mode in BEAM_MODES:
+            # first kick-off: the left team; after a goal: the team that conceded
+            our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
+            pos = formation.kickoff_positions(self.p.team_size, our_kickoff=our_kickoff)
+            role = formation.ROLE_ORDER[(self.unum - 1) % len(formation.ROLE_ORDER)]
+            role = role if role in pos else "onBall"
+            x, y = pos[role]
+            return Decision(role, (float(x), float(y)), beam=(float(x), float(y), 0.0), method="kickoff")
+        if play_mode == GAME_OVER:
+            return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
+
+        own = self.assign(w, ball, game_time)
+        mapping = tuple(own.get(r, 0) for r in formation.ROLE_ORDER) + (0,) * (comm.ROLES - len(formation.ROLE_ORDER))
+        self.voting.vote(mapping)
+        method = "static" if self.p.variant == "static" else "scram_mmd"
+        winner = self.voting.winner() if self.p.variant == "villa" else mapping
+        agreed = {r: u for r, u in zip(formation.ROLE_ORDER, winner, strict=False) if u}
+        if self.p.variant == "villa" and winner != mapping:
+            method = "vote"
+        if self.unum not in agreed.values():  # the vote left us out (stale votes): use our own view
+            agreed = own
+        say = self._say(w, game_time, side_left, own)
+        role = next((r for r, u in agreed.items() if u == self.unum), "onBall")
+        if self.p.variant == "allball" and self.unum != self.p.goalie_unum:
+            role = "onBall"
+            method = "allball"
+        goalie_on_ball = agreed.get("onBall") == self.p.goalie_unum
+        targets = formation.formation(ball, self.p.team_size, goalie_on_ball)
+        obstacles = [np.array(p) for u, p in self.team_positions(w, game_time).items() if u != self.unum]
+        obstacles += [np.array(o) for o in w.opponents]
+        face = math.atan2(ball[1] - me[1], ball[0] - me[0])
+
+        if role == "goalie":
+            skill = goalie.dive_decision(me, ball, w.ball_velocity) if w.ball_valid else None
+            if skill:
+                return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
+        if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
+            target, walk = self._on_ball(w, ball, me, theta, obstacles)
+            return Decision(role, tuple(target), walk=walk, head_ball_focus=True, say=say, assignment=agreed,
+                            method=method)
+        target = targets.get(role, me)
+        if play_mode in (GOAL_KICK_OWN, GOAL_KICK_OPP):
+            spots = set_plays.defensive_goal_kick() if play_mode == GOAL_KICK_OWN else set_plays.offensive_goal_kick()
+            idx = formation.ROLE_ORDER.index(role) if role in formation.ROLE_ORDER else 0
+            target = spots[idx % len(spots)]
+        if play_mode in (KICK_IN_OWN, KICK_IN_OPP):
+            target = set_plays.kick_in_shift([target], ball)[0]
+        if play_mode in FREE_KICK_OPP_MODES:
+            target = set_plays.keep_free_kick_distance([target], ball)[0]
+        walk = B.go_to(me, theta, target, face=face, obstacles=obstacles, max_x=self.p.max_x_speed,
+                       max_y=self.p.max_y_speed)
+        return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
+                        say=say, assignment=agreed, method=method)
+
+    def _on_ball(self, w: WorldView, ball, me, theta, obstacles):
+        """§12.4-12.6: approach behind the ball toward the opponent goal; dribble by walking through it when aligned
+        (kicks arrive with the kick issue, so §12.7's decision falls back to a dribble)."""
+        goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
+        agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
+        dist = float(np.linalg.norm(ball - me))
+        direction = goal_dir
+        if dist < 0.6 and B.should_move_ball_in_current_direction(agent_dir, goal_dir, ball, w.opponents):
+            direction = agent_dir
+        opp_near = min(w.opponents, key=lambda o: np.linalg.norm(np.array(o) - ball)) if w.opponents else None
+        target = B.approach_target(me, ball, direction, opponent=opp_near)
+        behind = np.linalg.norm(target - (ball - 0.25 * np.array([math.cos(direction), math.sin(direction)]))) < 1e-6
+        if behind and dist < 0.45 and abs(B.wrap(direction - theta)) < math.radians(25):
+            target = ball + 0.5 * np.array([math.cos(direction), math.sin(direction)])  # walk through the ball
+            walk = B.go_to(me, theta, target, face=direction, max_x=self.p.max_x_speed, max_y=self.p.max_y_speed,
+                           near_ball=True)
+            return target, walk
+        near = dist < self.p.positioning_distance
+        # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6)
+        move = B.avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if near else None
+        if move is not None and np.linalg.norm(move) > 0:
+            target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
+        else:
+            target_step = target
+        walk = B.go_to(me, theta, target_step, face=agent_dir if near else None,
+                       obstacles=[o for o in obstacles if np.linalg.norm(o - ball) > 0.3],
+                       max_x=self.p.max_x_speed, max_y=self.p.max_y_speed, near_ball=near)
+        return target, walk

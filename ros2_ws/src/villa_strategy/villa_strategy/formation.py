@@ -1,0 +1,104 @@
+"""The team formation as a function of the ball: UT Austin Villa 2011 report §11.1 (Fig. 6-8), extended to 11
+players after the thesis §5.9 (a centre back on the goal-ball line and a midfielder behind the stopper).
+
+Team-relative field frame (our goal at -x). Offensive roles are offsets from the ball, shifted inside near the side
+lines (Fig. 7) and kept in front of our end line (Fig. 8); the backs stand on the line from our goal to the ball; the
+goalie follows §9.1 (goalie.py). Roles are listed in fill order: a team of n players uses the first n.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from villa_nao import field as F
+
+ROLE_ORDER = ("goalie", "onBall", "stopper", "backLeft", "backRight", "forwardLeft", "forwardRight",
+              "wingLeft", "wingRight", "backCenter", "midfielder")
+GOALIE_REPLACEMENT = "goalieReplacement"
+
+
+@dataclass(frozen=True)
+class FormationParams:
+    forward_offset: tuple[float, float] = (0.0, 2.0)     # m, forwardLeft = ball + (x, y), forwardRight mirrors y
+    stopper_offset: float = 1.5                          # m behind the ball
+    wing_offset: tuple[float, float] = (-3.0, 4.0)       # m, wingLeft = ball + (x, y)
+    midfielder_offset: float = 4.0                       # m behind the ball (11 players)
+    back_distance: float = 4.0                           # m from our goal centre along the line to the ball
+    back_spread: float = 1.2                             # m, backs either side of that line
+    center_back_distance: float = 2.5                    # m (11 players: thesis §5.9 "between 2 and 3 m")
+    side_margin: float = 0.7                             # m kept inside the side lines (Fig. 7)
+    end_margin: float = 1.0                              # m kept in front of our end line (Fig. 8)
+    replacement_distance: float = 1.0                    # m in front of the goal centre (goalieReplacement)
+
+
+def roles_for(team_size: int, goalie_on_ball: bool = False) -> tuple[str, ...]:
+    """The roles a team of `team_size` fills. When the goalie takes onBall itself (ball in our goal box, §11.1),
+    a goalieReplacement role in front of the goal replaces the last field role."""
+    roles = ROLE_ORDER[:max(1, min(team_size, len(ROLE_ORDER)))]
+    if goalie_on_ball and len(roles) >= 2:
+        roles = ("goalie",) + tuple(r for r in roles[1:] if r != "onBall") + (GOALIE_REPLACEMENT,)
+    return roles
+
+
+def _clamp(p: np.ndarray, params: FormationParams) -> np.ndarray:
+    x = min(max(p[0], -F.HALF_LENGTH + params.end_margin), F.HALF_LENGTH - params.side_margin)
+    y = min(max(p[1], -F.HALF_WIDTH + params.side_margin), F.HALF_WIDTH - params.side_margin)
+    return np.array([x, y])
+
+
+def formation(ball, team_size: int = 11, goalie_on_ball: bool = False,
+              params: FormationParams = FormationParams()) -> dict[str, np.ndarray]:
+    """Role -> target position (m) for a ball position (team-relative)."""
+    from villa_strategy.goalie import goalie_position
+
+    b = np.clip(np.asarray(ball, dtype=float)[:2], [-F.HALF_LENGTH, -F.HALF_WIDTH], [F.HALF_LENGTH, F.HALF_WIDTH])
+    goal = F.OWN_GOAL
+    out: dict[str, np.ndarray] = {"goalie": goalie_position(b), "onBall": b.copy()}
+    fx, fy = params.forward_offset
+    # Fig. 7: near a side line the outer forward/wing would leave the field: mirror its offset inside
+    wx, wy = params.wing_offset
+    for name, (dx, dy) in (("forwardLeft", (fx, fy)), ("forwardRight", (fx, -fy)),
+                           ("wingLeft", (wx, wy)), ("wingRight", (wx, -wy))):
+        y = b[1] + dy
+        if abs(y) > F.HALF_WIDTH - params.side_margin:
+            y = b[1] - dy * 0.5 if abs(b[1] - dy * 0.5) < F.HALF_WIDTH - params.side_margin else b[1]
+        x = b[0] + dx
+        out[name] = _clamp(np.array([x, y]), params)
+    out["stopper"] = _clamp(b + [-params.stopper_offset, 0.0], params)
+    out["midfielder"] = _clamp(b + [-params.midfielder_offset, 0.0], params)
+    # backs: on the line from the centre of our goal to the ball (§11.1), at fixed distances from the goal
+    v = b - goal
+    n = np.linalg.norm(v)
+    u = v / n if n > 1e-6 else np.array([1.0, 0.0])
+    perp = np.array([-u[1], u[0]])
+    d = min(params.back_distance, max(n - 1.0, 1.0))
+    base = goal + u * d
+    out["backLeft"] = _clamp(base + perp * params.back_spread, params)
+    out["backRight"] = _clamp(base - perp * params.back_spread, params)
+    out["backCenter"] = _clamp(goal + u * min(params.center_back_distance, max(n - 0.5, 0.8)), params)
+    out[GOALIE_REPLACEMENT] = goal + [params.replacement_distance, 0.0]
+    # Fig. 8: near our end line, roles behind the ball would stand behind the backs: keep them in front of them
+    for name in ("stopper", "wingLeft", "wingRight", "midfielder"):
+        if out[name][0] < base[0] + 0.5 and b[0] < -F.HALF_LENGTH + 6:
+            out[name] = _clamp(np.array([base[0] + 0.5, out[name][1]]), params)
+    roles = roles_for(team_size, goalie_on_ball)
+    return {r: out[r] for r in roles}
+
+
+def kickoff_positions(team_size: int, our_kickoff: bool) -> dict[str, np.ndarray]:
+    """Beam positions before a kick-off (§11.2.1): all in our half, outside the centre circle unless we kick off."""
+    pos = formation((0.0, 0.0), team_size)
+    r = F.CENTER_CIRCLE_RADIUS + 0.3
+    out = {}
+    for role, p in pos.items():
+        p = np.array([min(p[0], -0.3), p[1]])
+        if role == "onBall":
+            p = np.array([-0.25, 0.0]) if our_kickoff else np.array([-r, 0.0])
+        elif math.hypot(*p) < r:
+            p = p / max(np.linalg.norm(p), 1e-6) * r if np.linalg.norm(p) > 1e-6 else np.array([-r, 0.5])
+            p[0] = min(p[0], -0.3)
+        out[role] = p
+    return out

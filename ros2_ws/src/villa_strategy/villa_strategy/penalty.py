@@ -1,0 +1,48 @@
+"""Penalty kicks: UT Austin Villa 2011 report §14 (striker and goalie). Team-relative: we attack +x."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from villa_nao import field as F
+from villa_strategy.goalie import goalie_position
+
+BOX_X = F.HALF_LENGTH - F.PENALTY_LENGTH
+
+
+def striker_shot(ball, opp_goalie) -> float:
+    """§14: the kick direction bisecting the largest angle between the opposing goalie and a goal post, seen from the
+    ball (rad, field frame)."""
+    b = np.asarray(ball, float)[:2]
+    g = np.asarray(opp_goalie, float)[:2]
+    posts = [np.array([F.HALF_LENGTH, F.GOAL_WIDTH / 2]), np.array([F.HALF_LENGTH, -F.GOAL_WIDTH / 2])]
+    ang = [math.atan2(*(p - b)[::-1]) for p in posts]
+    ag = math.atan2(*(g - b)[::-1])
+    left_gap = math.remainder(ang[0] - ag, 2 * math.pi)
+    right_gap = math.remainder(ag - ang[1], 2 * math.pi)
+    if left_gap >= right_gap:
+        return math.remainder(ag + left_gap / 2, 2 * math.pi)
+    return math.remainder(ag - right_gap / 2, 2 * math.pi)
+
+
+def striker_plan(ball, elapsed: float) -> str:
+    """§14: dribble to ~1 m outside the goal box, then shoot; after 25 s with < 15 s left, just dribble in."""
+    b = np.asarray(ball, float)[:2]
+    if elapsed > 25.0:
+        return "dribble_into_goal"
+    return "shoot" if b[0] >= BOX_X - 1.2 else "dribble_to_box"
+
+
+def penalty_goalie_target(ball) -> np.ndarray:
+    """§14: normal positioning; with the ball within 3.5 m of the goal (outside the box) step up to the box's top
+    edge; with the ball inside the box, go to it (and dribble it out)."""
+    b = np.asarray(ball, float)[:2]
+    in_box = b[0] < -BOX_X and abs(b[1]) < F.PENALTY_HALF_WIDTH
+    if in_box:
+        return b
+    if np.linalg.norm(b - F.OWN_GOAL) < 3.5:
+        p = goalie_position(b)
+        return np.array([-BOX_X - 0.1, p[1]])
+    return goalie_position(b)
