@@ -11,7 +11,7 @@ Each villa node keeps its parameters in `<package>/config/<file>.yaml` in ROS 2'
 A node calls ``declare_from_yaml(self, "villa_motion", "motion.yaml")`` in its constructor: every
 parameter is declared with the file's value as its default, so a `--params-file`, a launch file's
 `parameters=[...]` or `parameter_overrides` still win, and a node started bare still has them all.
-No rclpy import here: the node is duck-typed (anything with ``declare_parameter``).
+No rclpy import at module level: the node is duck-typed (anything with ``declare_parameter``).
 """
 
 from __future__ import annotations
@@ -81,5 +81,13 @@ def declare_from_yaml(node, package: str, filename: str) -> dict[str, Any]:
     """Declare every parameter of the package's config file on `node`; returns {name: current value}."""
     values = {}
     for name, default in load_parameters(config_path(package, filename)).items():
+        if getattr(node, "has_parameter", lambda n: False)(name):
+            # declared by rclpy itself (use_sim_time): the file's value applies unless an override was given
+            if name not in getattr(node, "_parameter_overrides", {}):
+                from rclpy.parameter import Parameter
+
+                node.set_parameters([Parameter(name, value=default)])
+            values[name] = node.get_parameter(name).value
+            continue
         values[name] = node.declare_parameter(name, default).value
     return values
