@@ -1,0 +1,97 @@
+"""Perception: vision through the head chain to the ground, self filtering, visual memory, fall detection."""
+
+import math
+
+import numpy as np
+import pytest
+
+from villa_nao import kinematics as K
+from villa_perception import fall as FD
+from villa_perception import perception as P
+from villa_perception.memory import VisualMemory
+from villa_perception.vision import camera_to_footprint, level_rotation, polar_to_camera
+
+TORSO_H = 0.385 + 0.0  # any height: the tests place points relative to the torso
+
+
+def _polar_of(point_torso, yaw, pitch):
+    """Exact polar reading of a torso-frame point by the camera at head angles (yaw, pitch)."""
+    t = K.camera_pose(yaw, pitch)
+    p = t[:3, :3].T @ (np.asarray(point_torso) - t[:3, 3])
+    d = np.linalg.norm(p)
+    return P.Polar(d, math.atan2(p[1], p[0]), math.asin(p[2] / d))
+
+
+@pytest.mark.parametrize("yaw, pitch", [(0.0, 0.0), (1.0, 0.3), (-1.2, 0.6), (0.4, -0.2)])
+def test_points_come_back_in_the_torso_frame_for_any_head_pose(yaw, pitch):
+    targets = np.array([[3.0, 1.0, -0.4], [0.5, -0.2, -0.45], [10.0, -6.0, 0.4]])
+    pol = [_polar_of(p, yaw, pitch) for p in targets]
+    cam = polar_to_camera([p.distance for p in pol], [p.azimuth for p in pol], [p.elevation for p in pol])
+    back = camera_to_footprint(cam, yaw, pitch)
+    assert back == pytest.approx(targets, abs=1e-9)
+
+
+def test_tilted_torso_is_levelled_with_the_accelerometer():
+    pitch = math.radians(15)
+    up = np.array([-math.sin(pitch), 0.0, math.cos(pitch)])       # torso pitched forward by 15 deg
+    r = level_rotation(9.81 * up)
+    assert r @ up == pytest.approx([0, 0, 1], abs=1e-12)
+    assert level_rotation([0, 0, 0]) == pytest.approx(np.eye(3))   # no reading: no correction
+
+
+def test_frame_processing_filters_ourselves_and_names_things():
+    yaw, pitch = 0.3, 0.4
+    frame = P.Frame(
+        landmarks={"G1R": _polar_of([8.0, 1.0, 0.4], yaw, pitch), "F2R": _polar_of([9.0, -7.0, -0.4], yaw, pitch)},
+        ball=_polar_of([1.0, 0.2, -0.36], yaw, pitch),
+        players=[P.PlayerSeen("villa", 3, False, {"rfoot": _polar_of([0.05, -0.05, -0.38], yaw, pitch)}),
+                 P.PlayerSeen("villa", 3, True, {"llowerarm": _polar_of([0.1, 0.1, 0.0], yaw, pitch)}),
+                 P.PlayerSeen("them", 7, False, {"head": _polar_of([4.0, 2.0, 0.2], yaw, pitch),
+                                                 "lfoot": _polar_of([4.0, 2.1, -0.4], yaw, pitch)})],
+        lines=[(_polar_of([2.0, -1.0, -0.4], yaw, pitch), _polar_of([2.0, 1.0, -0.4], yaw, pitch))])
+    seen = {s.name: s for s in P.process(frame, yaw, pitch, our_team="villa", our_unum=3)}
+    assert set(seen) == {"G1R", "F2R", "B", "them/7", "line"}
+    assert seen["G1R"].kind == "goal_post" and seen["F2R"].kind == "flag"
+    assert seen["B"].distance == pytest.approx(math.hypot(1.0, 0.2)) and seen["B"].bearing == pytest.approx(
+        math.atan2(0.2, 1.0))
+    assert seen["them/7"].kind == "opponent" and seen["them/7"].position == pytest.approx([4.0, 2.05])
+    assert seen["line"].end == pytest.approx([2.0, 1.0])
+
+
+def test_visual_memory_invalidates_what_should_be_seen():
+    m = VisualMemory()
+    m.update({"B": (2.0, 0.0), "them/7": (3.0, 4.0)}, 0.0, view_yaw=0.0)
+    m.update({}, 0.1, view_yaw=0.0)                          # ball straight ahead but not seen
+    assert not m.objects["B"].is_valid and not m.objects["B"].is_currently_seen
+    assert m.objects["them/7"].is_valid                       # at 53 deg: near the edge, not expected
+    m.update({}, 0.2, view_yaw=-math.pi / 2)                  # looking right: nothing to invalidate
+    m.update({"B": (1.0, 0.0)}, 0.3, view_yaw=0.0)
+    assert m.objects["B"].is_valid and m.objects["B"].is_currently_seen
+
+
+def test_fall_detection_states():
+    d = FD.FallDetector()
+    t = 0.0
+    for _ in range(10):
+        t += 0.02
+        state, _ = d.update([0.0, 0.0, 9.81], t)
+    assert state == FD.UPRIGHT
+    for _ in range(3):
+        t += 0.02
+        state, _ = d.update([6.0, 0.0, 5.0], t)               # tipping backwards
+    assert state == FD.FALLING
+    for _ in range(20):
+        t += 0.02
+        state, dur = d.update([9.7, 0.3, 0.5], t)             # lying on the back: up = +x
+    assert state == FD.FALLEN_BACK and dur > 0.2
+    d2 = FD.FallDetector()
+    for _ in range(20):
+        t += 0.02
+        s2, _ = d2.update([-9.7, 0.0, 0.8], t)
+    assert s2 == FD.FALLEN_FRONT
+    d3 = FD.FallDetector()
+    for _ in range(20):
+        t += 0.02
+        s3, _ = d3.update([0.3, 9.7, 0.5], t)
+    assert s3 == FD.FALLEN_SIDE
+    assert d3.update([np.nan, 0, 0], t)[0] == FD.FALLEN_SIDE  # a bad reading changes nothing
