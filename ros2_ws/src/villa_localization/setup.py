@@ -1,0 +1,27 @@
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = "villa_localization"
+
+setup(
+    name=package_name,
+    version="0.1.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+        ("share/" + package_name + "/config", glob("config/*.yaml")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=True,
+    maintainer="villa founders",
+    maintainer_email="founders@villa-robocup.org",
+    description="Localization: particle filter, ball Kalman filter, world model.",
+    license="Apache-2.0",
+    entry_points={
+        "console_scripts": [
+            "localization = villa_localization.node:main",
+        ],
+    },
+)
