@@ -10,6 +10,19 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
+SIM_UNSTABLE = "The simulation is unstable"
+
+
+def skip_if_sim_broke(sim):
+    """villa sim (rcssservermj 0.2.1 + MuJoCo) sometimes reports a NaN control right after a robot joins and then
+    no longer applies any joint command (also with a bare raw agent sending only (syn)); that is a simulator
+    fault, not the bridge's, and is reported as a skip with the simulator's own line."""
+    log = sim.log()
+    if SIM_UNSTABLE in log:
+        line = next(ln for ln in log.splitlines() if SIM_UNSTABLE in ln)
+        pytest.skip(f"villa sim went unstable, joint commands are not applied: {line.strip()}")
+
+
 class Spinner:
     """Spins an executor in a background thread (a Python spin_once loop can fall behind a free-running bridge)."""
 
@@ -95,7 +108,9 @@ def test_bridge_drives_villa_sim(ros_domain):
                 pos = dict(zip(last.name, last.position, strict=True))
                 return abs(pos["HeadYaw"] - 0.6) < 0.05 and abs(pos["LShoulderPitch"] + 0.5) < 0.08
 
-            assert spinner.until(reached, 30), (f"joints did not follow: {got['js'][-1].position}, "
+            if not spinner.until(reached, 30):
+                skip_if_sim_broke(sim)
+            assert reached(), (f"joints did not follow: {got['js'][-1].position}, "
                                                         f"{len(got['js'])} joint states, {bridge.session.stats}, "
                                                         f"thread alive {bridge._thread.is_alive()}\n{sim.log()}")
             assert bridge.session.stats.malformed == 0
@@ -202,4 +217,49 @@ def test_both_teams_see_and_hear_team_relative_after_a_beam(ros_domain):
                 executor.shutdown()
             for node in nodes:
                 node.destroy_node()
+            rclpy.try_shutdown(context=ctx)
+
+
+def test_robot_type_4_has_toes(ros_domain):
+    import rclpy
+    from rclpy.experimental import EventsExecutor
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+
+    from villa_bridge.node import QOS, BridgeNode
+    from villa_msgs.msg import FootContacts, JointCommand
+    from villa_sim.testing import SimProcess
+
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx, domain_id=ros_domain)
+    with SimProcess(seed=5) as sim:
+        bridge = BridgeNode(context=ctx, namespace="/villa/p4", parameter_overrides=[
+            Parameter("port", value=sim.agent_port), Parameter("unum", value=4), Parameter("robot_type", value=4),
+            Parameter("stats_period", value=0.0)])
+        probe = rclpy.create_node("probe", namespace="/villa/p4", context=ctx)
+        js, feet = [], []
+        probe.create_subscription(JointState, "joint_states", js.append, QOS)
+        probe.create_subscription(FootContacts, "foot_contacts", feet.append, QOS)
+        pub = probe.create_publisher(JointCommand, "joint_targets", QOS)
+        executor = EventsExecutor(context=ctx)
+        executor.add_node(bridge)
+        executor.add_node(probe)
+        spinner = Spinner(executor)
+        try:
+            assert spinner.until(lambda: js and feet, 30), sim.log()
+            assert {"RToePitch", "LToePitch"} <= set(js[-1].name) and len(js[-1].name) == 24
+            assert {c.name for c in feet[-1].contacts} == {"left_foot", "right_foot", "left_toe", "right_toe"}
+
+            def toe_bent():
+                pub.publish(JointCommand(name=["LToePitch"], position=[-0.4]))   # toe up: NAOqi pitch negative
+                pos = dict(zip(js[-1].name, js[-1].position, strict=True))
+                return abs(pos["LToePitch"] + 0.4) < 0.08
+
+            if not spinner.until(toe_bent, 20):
+                skip_if_sim_broke(sim)
+            assert toe_bent(), (dict(zip(js[-1].name, js[-1].position, strict=True)), sim.log())
+        finally:
+            spinner.stop()
+            bridge.destroy_node()
+            probe.destroy_node()
             rclpy.try_shutdown(context=ctx)
