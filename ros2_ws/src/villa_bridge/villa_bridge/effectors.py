@@ -1,5 +1,7 @@
 """Effector messages: one per cycle holding every joint command, beam, say and (syn).
 
+UT Austin Villa 2011 report §6: say messages are 20 ASCII characters with a few disallowed (validated here).
+
 Facts: shared/simspark/SIMSPARK_FACTS.md ("Effector commands", "Say rules") and rcsssmj 0.2.1
 (server/action_parser.py: ``(<eff> q dq kp kd tau)`` with q in degrees, dq in deg/s, kp N m/rad, kd N m s/rad,
 tau N m; soccer_action_parser.py: ``(beam x y deg)``; villa_sim adds SimSpark's ``(say msg)``).

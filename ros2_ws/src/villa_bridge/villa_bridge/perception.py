@@ -1,5 +1,7 @@
 """The perception model: one server message (SimSpark or rcssservermj) as plain Python values, wire units.
 
+UT Austin Villa 2011 report §2 and §4: joint perceptors every 20 ms cycle, vision as (distance, angles) to objects.
+
 Facts: shared/simspark/SIMSPARK_FACTS.md ("Perception message", "hear") and rcsssmj 0.2.1
 (sim/perceptions.py, games/soccer/sim/soccer_perceptions.py) plus villa_sim's additions (FRP, hear).
 Items understood:

@@ -1,5 +1,7 @@
 """Team-relative view of the server's world: landmark names, play modes, scores, poses and beams.
 
+Not a seed algorithm: the project's own decision (docs/architecture.md), so one landmark table serves both sides.
+
 Decision in docs/architecture.md ("Team-relative everything above the bridge"): the right team's view is
 SimSpark's 180-degree rotation (logs/README.md, single_right_mirrored), so the bridge renames landmarks as
 the left team would name them (G1L -> G2R, F1L -> F2R, ...), maps play modes to OWN/OPP and rotates
