@@ -143,3 +143,21 @@ def test_late_motion_holds_targets_and_counts_late_cycles(server):
     finally:
         session.stop()
         th.join(5)
+
+
+def test_a_failing_callback_does_not_stop_the_loop(server):
+    def boom(p, t):
+        raise RuntimeError("publisher gone")
+
+    session = BridgeSession(SimSparkBackend("villa", 7), SessionConfig(port=server.port), on_perception=boom)
+    th = start(session)
+    try:
+        server.accept()
+        server.recv()
+        for k in range(4):
+            server.send(CONFIRM.format(t=1.0 + 0.02 * k))
+            assert parse(server.recv())[-1] == ["syn"]
+        assert session.stats.callback_errors == 3        # the first perception is answered with init only
+    finally:
+        session.stop()
+        th.join(5)

@@ -157,7 +157,8 @@ class BridgeNode(Node):
         now = (s.cycles, s.late_cycles, s.malformed)
         if now != self._last_stats:
             self.get_logger().info(f"bridge: {s.cycles} cycles, {s.late_cycles} late, {s.malformed} malformed, "
-                                   f"{self.rejected_commands} rejected commands, {s.say_rejected} rejected says")
+                                   f"{self.rejected_commands} rejected commands, {s.say_rejected} rejected says, "
+                                   f"{s.callback_errors} publish errors")
             self._last_stats = now
 
     def shutdown(self) -> None:

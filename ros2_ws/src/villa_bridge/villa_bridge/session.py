@@ -49,6 +49,7 @@ class SessionStats:
     malformed: int = 0
     connects: int = 0
     say_rejected: int = 0
+    callback_errors: int = 0         # exceptions raised by the owner's callbacks (logged, the loop goes on)
 
 
 class BridgeSession:
@@ -193,12 +194,22 @@ class BridgeSession:
                         self.on_confirmed(*conf)
                 names, pos, _ = from_wire(perception.joint_names, perception.joint_angles)
                 angles = dict(zip(names, pos.tolist(), strict=True))
-                self.on_perception(perception, t0)
+                self._guarded(self.on_perception, perception, t0)
             late = self._wait_targets(t0)
             self._send(sock, self._compose(angles))
             latency = time.monotonic() - t0
             self.stats.cycles += 1
-            self.on_cycle(latency, late)
+            self._guarded(self.on_cycle, latency, late)
+
+    def _guarded(self, callback, *args) -> None:
+        """Run an owner callback; an exception there must not stop the control loop (the server waits on us)."""
+        try:
+            callback(*args)
+        except Exception as e:
+            self.stats.callback_errors += 1
+            if self.stats.callback_errors <= 10 or self.stats.callback_errors % 1000 == 0:
+                self.log.error(f"bridge: callback failed ({type(e).__name__}: {e}); "
+                               f"{self.stats.callback_errors} failures so far")
 
     def _wait_targets(self, t0: float) -> bool:
         """Wait for this cycle's targets while motion is alive; True when alive motion missed the deadline.
