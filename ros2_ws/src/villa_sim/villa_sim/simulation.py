@@ -117,6 +117,28 @@ class VillaSoccerSimulation(SoccerSimulation):
         world.body("ball").pos[2] = F.BALL_RADIUS
         return world
 
+    def _recompile(self) -> None:
+        # MjSpec.recompile leaves the controls of newly added actuators (a robot that just joined) uninitialised:
+        # seen as stale values (a knee target of 9.81 rad) and as NaN, which makes MuJoCo warn "Nan, Inf or huge
+        # value in CTRL ... unstable" and reset the data. New actuators start at 0 (hold the zero pose), and so does
+        # any control that is not a finite number.
+        model = getattr(self, "_mj_model", None)
+        old = set()
+        if model is not None:
+            old = {model.actuator(i).name for i in range(model.nu)}
+        super()._recompile()
+        model, ctrl = self._mj_model, self._mj_data.ctrl
+        for i in range(model.nu):
+            if model.actuator(i).name not in old or not np.isfinite(ctrl[i]):
+                ctrl[i] = 0.0
+
+    def _pre_step(self) -> None:
+        super()._pre_step()
+        ctrl = self._mj_data.ctrl
+        bad = ~np.isfinite(ctrl)
+        if bad.any():  # a command computed from a NaN must not reset the whole simulation
+            ctrl[bad] = 0.0
+
     def init(self) -> bool:
         if not super().init():
             return False
