@@ -48,6 +48,18 @@ class InProcessNao:
         self.agent.drop_at(x, y, theta)
         mujoco.mj_forward(self.sim.mj_model, self.sim.mj_data)
 
+    def lay(self, face_up: bool, x: float = -3.0, y: float = 0.0) -> None:
+        """Put the robot on the ground on its back (face up) or front, joints at zero, at rest."""
+        self.agent.drop_at(x, y, 0.0)
+        data = self.sim.mj_data
+        root = self.sim.mj_model.body(self.prefix + "torso").jntadr[0]
+        adr = self.sim.mj_model.jnt_qposadr[root]
+        pitch = -math.pi / 2 if face_up else math.pi / 2      # about y: torso x axis up (back) or down (front)
+        data.qpos[adr:adr + 3] = [x, y, 0.12]
+        data.qpos[adr + 3:adr + 7] = [math.cos(pitch / 2), 0.0, math.sin(pitch / 2), 0.0]
+        data.qvel[self.sim.mj_model.jnt_dofadr[root]:self.sim.mj_model.jnt_dofadr[root] + 6] = 0.0
+        mujoco.mj_forward(self.sim.mj_model, data)
+
     @property
     def time(self) -> float:
         return float(self.sim.sim_time)

@@ -1,0 +1,160 @@
+"""Walk engine (§10.1, §10.4): equations at chosen phases, step-size control, parameter sets, odometry, stopping."""
+
+import math
+
+import numpy as np
+import pytest
+
+from villa_motion.params import load_parameter_sets
+from villa_motion.walk import WalkEngine, WalkParams
+from villa_nao import kinematics as K
+from villa_nao.params import config_path
+
+P = WalkParams(y_shift=0.01, y_sep=0.1, z_torso=0.35, z_step=0.02, f_g=0.1, f_s=0.1, x_offset=-0.01, x_factor=0.0)
+
+
+def _engine(p=P, step=(0.04, 0.0, 0.2), left=True):
+    w = WalkEngine({"p": p})
+    w.step = np.array(step, dtype=float)
+    w.left_stance = left
+    return w
+
+
+def test_feet_at_mid_step_match_hand_computed_values():
+    w = _engine()
+    feet, _ = w._feet(P, 0.5, 0.0)
+    sx, _, sth = w.step
+    stance, swing = feet["L"], feet["R"]
+    # lift: z_frac(0.5) = 0.5 (1 - cos(2 pi (0.5 - 0.1) / 0.8)) = 1
+    assert swing[2] == pytest.approx(-P.z_torso + P.z_step)
+    assert stance[2] == pytest.approx(-P.z_torso)
+    # side shift: y_stance(phi = 0) = 0.5 y_sep + y_shift (-1.5 + 0.5 cosh 0) = 0.05 - 0.01
+    assert stance[1] == pytest.approx(0.04)
+    assert swing[1] == pytest.approx(-(P.y_sep - 0.04))
+    # forward: sigmoid(0) = 0.5 -> x_frac = -0.5 - f_s + (1 + 2 f_s) 0.5 = 0; stance 0.5 - t = 0; both + x_offset
+    assert swing[0] == pytest.approx(P.x_offset) and stance[0] == pytest.approx(P.x_offset)
+    # groin: 0.5 step_theta (1 - cos(pi 0.5)) = 0.5 step_theta; swing yaw = -0.5 step_theta + groin = 0
+    assert swing[3] == pytest.approx(0.0) and stance[3] == pytest.approx(0.0)
+    # at the ends of the step
+    f0, _ = w._feet(P, 0.0, -0.5)
+    f1, _ = w._feet(P, 1.0, 0.5)
+    assert f0["R"][2] == f1["R"][2] == pytest.approx(-P.z_torso)       # swing foot on the ground
+    assert f0["R"][0] == pytest.approx(-0.5 * sx + P.x_offset)         # starts behind ...
+    assert f1["R"][0] == pytest.approx(0.5 * sx + P.x_offset)          # ... ends ahead
+    assert f0["L"][0] == pytest.approx(0.5 * sx + P.x_offset) and f1["L"][0] == pytest.approx(-0.5 * sx + P.x_offset)
+    assert f1["R"][3] == pytest.approx(0.5 * sth) and f0["R"][3] == pytest.approx(-0.5 * sth)
+
+
+def test_feet_are_continuous_across_the_stance_switch():
+    w = _engine()
+    w.command_normalized(1.0, 0.3, 0.2)
+    w.step = w.desired.copy()
+    prev = None
+    jumps = []
+    for _ in range(200):
+        w.update(0.02)
+        feet, _ = w._feet(w.p, min(1, (w.phi - w.phi_start) / (w.phi_end - w.phi_start)), w.phi)
+        cur = np.array([feet["L"][:3], feet["R"][:3]])
+        if prev is not None:
+            jumps.append(np.abs(cur - prev).max())
+        prev = cur
+    assert max(jumps) < 0.012   # no foot target jumps more than ~1 cm in a 20 ms cycle
+
+
+def test_phase_matching_is_symmetric_at_the_default_pendulum_height():
+    w = _engine()
+    w.phi_end = 0.5
+    w._new_step(P)
+    assert w.phi_start == pytest.approx(-0.5, abs=1e-3) and w.phi_end == pytest.approx(0.5, abs=1e-3)
+    w2 = _engine(WalkParams(pendulum_height=0.3))
+    w2._new_step(w2.p)
+    assert w2.phi_start != pytest.approx(-0.5, abs=1e-3)          # other heights: the seed's matching shifts it
+
+
+def test_step_sizes_follow_p_control_and_clamp():
+    w = _engine(step=(0, 0, 0))
+    w.command_normalized(1.0, 0.0, 0.0)
+    w._new_step(P)
+    assert w.step[0] == pytest.approx(P.delta * P.max_step_x)
+    for _ in range(200):
+        w._new_step(P)
+    assert w.step[0] == pytest.approx(P.max_step_x, rel=1e-3)
+    w.command_velocity(10.0, 0.0, 0.0)                                # far beyond the maximum
+    assert w.desired[0] == pytest.approx(P.max_step_x)
+
+
+def test_com_error_shrinks_the_steps():
+    w = _engine(step=(0.04, 0.0, 0.0))
+    w.command_normalized(1.0, 0.0, 0.0)
+    w.com_error = P.err_max + 0.01
+    w._new_step(P)
+    assert w.step[0] == pytest.approx(0.0)
+    w.com_error = 0.5 * (P.err_norm + P.err_max)
+    w.step[:] = (0.04, 0, 0)
+    w._new_step(P)
+    assert 0 < w.step[0] < 0.04
+
+
+def test_parameter_set_switch_keeps_step_sizes_continuous():
+    a = WalkParams(max_step_x=0.08)
+    b = WalkParams(max_step_x=0.03, phase_length=0.3, z_step=0.03)
+    w = WalkEngine({"a": a, "b": b}, "a")
+    w.command_normalized(1.0, 0.0, 0.0, "a")
+    steps = []
+    for _ in range(300):
+        w.update(0.02)
+        steps.append(w.step[0])
+    w.command_normalized(1.0, 0.0, 0.0, "b")
+    for _ in range(300):
+        w.update(0.02)
+        steps.append(w.step[0])
+    d = np.abs(np.diff(steps[299:]))
+    assert d.max() <= a.delta * (0.08 - 0.03) + 1e-9                  # shrinks by P control, never jumps
+    assert d.max() > 0
+    assert steps[-1] == pytest.approx(0.03, abs=3e-3)
+    with pytest.raises(ValueError, match="unknown walk parameter set"):
+        w.command_normalized(1, 0, 0, "nope")
+
+
+def test_odometry_and_stopping_with_jog():
+    w = WalkEngine({"p": P})
+    w.command_normalized(1.0, 0.0, 0.0)
+    total = np.zeros(3)
+    for _ in range(250):
+        total += w.update(0.02).odometry
+    assert total[0] > 0.3 * 250 * 0.02 * 0.04 / P.phase_length and abs(total[1]) < 0.02
+    w.command_stand()
+    standing_at = None
+    for i in range(200):
+        if w.update(0.02).standing:
+            standing_at = i * 0.02
+            break
+    assert standing_at is not None and standing_at >= 0.5               # jogs in place at least 0.5 s
+
+
+def test_joint_targets_reach_the_feet_targets():
+    w = WalkEngine({"p": P})
+    out = w.update(0.02)
+    left = [out.joints[n] for n in WalkEngine.LEFT]
+    sole = K.leg_fk("L", left)
+    assert sole[:3, 3] == pytest.approx([P.x_offset, P.y_sep / 2, -P.z_torso], abs=1e-4)
+
+
+def test_shipped_parameter_sets_load(tmp_path):
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    assert {"goToTarget", "sprint", "positioning"} <= set(sets)
+    bad = tmp_path / "w.yaml"
+    bad.write_text("sets:\n  a: {max_step_x: 0.1, warp: 3}\n")
+    with pytest.raises(ValueError, match="unknown parameters warp"):
+        load_parameter_sets(bad)
+    bad.write_text("sets:\n  a: {z_torso: -1}\n")
+    with pytest.raises(ValueError, match="out of range"):
+        load_parameter_sets(bad)
+
+
+def test_bad_inputs_never_produce_nan():
+    w = WalkEngine({"p": P})
+    w.command_normalized(float("nan"), float("inf"), -5.0)
+    for _ in range(50):
+        out = w.update(0.02)
+        assert all(math.isfinite(v) for v in out.joints.values())

@@ -1,0 +1,57 @@
+"""The walk and the get-up in the villa simulation (in process: the same simulation class and Nao as `villa sim`,
+stepped directly, 20 ms per cycle, vision noise on) (integration)."""
+
+import numpy as np
+import pytest
+
+from villa_motion.params import load_parameter_sets, load_skill_variables
+from villa_motion.skills import SkillPlayer, load_dir
+from villa_motion.walk import WalkEngine
+from villa_nao.params import config_path
+from villa_sim.inprocess import InProcessNao
+
+pytestmark = pytest.mark.integration
+
+
+def _walk_engine():
+    return WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "goToTarget")
+
+
+def test_walks_2_m_forward_without_falling():
+    nao = InProcessNao(x=-6.0, y=0.0, theta=0.0, vision_noise=True)
+    w = _walk_engine()
+    for _ in range(25):
+        out = w.update(0.02, nao.joint_angles())
+        nao.command(out.joints)
+        nao.step()
+    start = nao.torso_pose()[0]
+    w.command_normalized(1.0, 0.0, 0.0)
+    lowest_up = 1.0
+    for _ in range(int(30 / 0.02)):
+        out = w.update(0.02, nao.joint_angles())
+        nao.command(out.joints)
+        nao.step()
+        p, yaw, up = nao.torso_pose()
+        lowest_up = min(lowest_up, up)
+        if p[0] - start[0] >= 2.0:
+            break
+    assert lowest_up > 0.8, "the Nao fell"
+    assert p[0] - start[0] >= 2.0, f"walked only {p[0] - start[0]:.2f} m in 30 s"
+    assert abs(p[1] - start[1]) < 1.0
+
+
+def test_gets_up_from_the_back():
+    skills = load_dir(config_path("villa_motion", "x").parent.parent / "skills")
+    learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
+    nao = InProcessNao(seed=3)
+    nao.lay(face_up=True)
+    nao.step(25)
+    assert nao.accelerometer()[0] > 6.0                     # lying on the back: "up" is the torso's +x
+    p = SkillPlayer(skills["getup_back"], nao.joint_angles(), learned["getup_back"])
+    while not p.done:
+        nao.command(p.update(0.02))
+        nao.step()
+    nao.step(50)
+    pos, _, up = nao.torso_pose()
+    assert up > 0.9 and pos[2] > 0.3
+    assert np.linalg.norm(nao.accelerometer() - [0, 0, 9.81]) < 1.5

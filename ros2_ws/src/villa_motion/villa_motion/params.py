@@ -1,0 +1,68 @@
+"""Named walk parameter sets (UT Austin Villa 2011 report §10.3: goToTarget, sprint, positioning) from YAML.
+
+    sets:
+      goToTarget: {max_step_x: 0.08, phase_length: 0.3, ...}   # any WalkParams field; others keep defaults
+      sprint: {inherit: goToTarget, max_step_x: 0.1}          # start from another set
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import yaml
+
+from villa_motion.walk import WalkParams
+
+FIELDS = {f.name for f in fields(WalkParams)}
+
+
+def load_parameter_sets(path: str | Path) -> dict[str, WalkParams]:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the walk parameter sets: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    sets = (data or {}).get("sets") if isinstance(data, dict) else None
+    if not isinstance(sets, dict) or not sets:
+        raise ValueError(f"{path}: expected 'sets: {{name: {{parameter: value}}}}'")
+    out: dict[str, WalkParams] = {}
+    for name, values in sets.items():
+        if not isinstance(values, dict):
+            raise ValueError(f"{path}: sets.{name}: expected a mapping of parameters")
+        values = dict(values)
+        base = WalkParams()
+        parent = values.pop("inherit", None)
+        if parent is not None:
+            if parent not in out:
+                raise ValueError(f"{path}: sets.{name}.inherit: {parent!r} must be defined above it")
+            base = out[parent]
+        unknown = set(values) - FIELDS
+        if unknown:
+            raise ValueError(f"{path}: sets.{name}: unknown parameters {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(sorted(FIELDS))})")
+        try:
+            kw = {**base.__dict__, **{k: float(v) for k, v in values.items()}}
+            out[name] = WalkParams(**kw).validate()
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{path}: sets.{name}: {e}") from None
+    return out
+
+
+def load_skill_variables(path: str | Path) -> dict[str, dict[str, float]]:
+    """Learned $variables per skill: {skill: {variable: value}} (degrees and seconds, like the skill files)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the skill parameters: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{path}: expected {{skill: {{variable: value}}}}")
+    try:
+        return {skill: {k: float(v) for k, v in values.items()} for skill, values in data.items()}
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{path}: every value must be a number: {e}") from None

@@ -1,0 +1,335 @@
+"""The omnidirectional walk engine: UT Austin Villa 2011 report §10.1 (double linear inverted pendulum), §10.4.
+
+SI units throughout (the seed writes millimetres: its k = sqrt(9806.65 / z_torso[mm]) is sqrt(9.80665 / z_torso[m])).
+Deviation: k uses its own `pendulum_height` rather than the feet's depth below our torso origin (0.35 m here, a
+different reference point than the seed's): with k = sqrt(g / 0.197 m), cosh(k/4) = 3 and the matched pendulums give
+equal step durations; with k from 0.35 m the phases alternate between long and short steps and the robot veers.
+Frames: foot targets are sole poses in the torso frame (REP-103: x forward, y left, z up), turned into joint angles
+by villa_nao's leg IK.
+
+Where the report's typeset equations are ambiguous we take the reading that keeps the feet continuous across
+steps; each is marked "reading:" below.
+- Phase ϕ runs from ϕ_start to ϕ_end, t = (ϕ − ϕ_start)/(ϕ_end − ϕ_start), ϕ += Δt/ϕ_length. At a step change the
+  new pendulum starts where the lateral positions match: α = 6 − cosh(0.5 k ϕ_end,prev), ϕ_start = −acosh(α)/(0.5 k)
+  when α ≥ 1 (else −0.5). Reading: ϕ_end = −ϕ_start (the printed "ϕ_end = 0.5(ϕ_end − ϕ_start)" is garbled).
+- Lift: z_frac = 0.5(1 − cos(2π (t − f_g)/f_a)) on [f_g, f_g + f_a]. Reading: f_a = 1 − 2 f_g (ground time at both
+  ends of the step); likewise the move window is [f_s, f_s + f_m] with f_m = 1 − 2 f_s.
+- Side shift: y_stance = 0.5 y_sep + y_shift(−1.5 + 0.5 cosh(0.5 k ϕ)), y_swing = y_sep − y_stance, plus side steps
+  through y_frac (swing foot) and the torso moving over the stance foot.
+- Forward: the sigmoid s = sigmoid(10(−0.5 + (t − f_s)/f_m)) (rescaled to run exactly 0..1) carries the swing foot
+  from behind to ahead; the stance foot moves back linearly, x_stance = step_x (0.5 − t). Reading: the swing foot
+  keeps pace with the torso on the ground before and after its move, so both feet are continuous across steps.
+  Both feet get Δx = x_offset − step_x · x_factor.
+- Turning: the groin (hip yaw) opens the swing foot by ½ step_θ(1 − cos(π (t − f_s)/f_m)); the stance foot returns.
+- Step sizes: step ← step + δ(desired − step), clamped to ±maxStep.
+- Stability (§10.1): the centre of mass expected from the commanded joints is compared with the one sensed, ~80 ms
+  later; err = max_i |com_expected,i − com_sensed,i|. Reading: steps are multiplied by 1 − clip((err − err_norm) /
+  (err_max − err_norm), 0, 1) (full steps when stable, walking in place at err_max).
+- Stopping (§10.4.3): jog in place for 0.5 s, then stand still.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from villa_nao import kinematics as K
+
+G = 9.80665
+
+
+@dataclass(frozen=True)
+class WalkParams:
+    """Table 2 of the report (and the fixed parameters it mentions), in SI units."""
+
+    max_step_x: float = 0.04          # m per step (maxStep_x)
+    max_step_y: float = 0.03          # m per step
+    max_step_theta: float = 0.25      # rad per step
+    y_shift: float = 0.012            # m, side-to-side shift with no side velocity
+    z_torso: float = 0.35             # m, torso height above the soles
+    pendulum_height: float = 0.197    # m, pendulum length in k = sqrt(g / h); 0.197 makes matched steps symmetric
+    z_step: float = 0.022             # m, maximum foot lift
+    f_g: float = 0.12                 # fraction of a step the swing foot stays on the ground before lifting
+    f_s: float = 0.1                  # fraction before the swing foot starts moving
+    phase_length: float = 0.38        # s, duration of a single step (ϕ_length)
+    delta: float = 0.15               # P gain of step sizes per step (δ)
+    y_sep: float = 0.11               # m, separation between the feet
+    x_offset: float = 0.005           # m, constant offset between torso and feet
+    x_factor: float = 0.0             # fraction of step_x added to the torso's forward position
+    err_norm: float = 0.02            # m, COM error where steps start to shrink
+    err_max: float = 0.06             # m, COM error where the robot walks in place
+    torso_lean: float = 0.0           # rad, forward pitch of the feet targets (torso lean), fixed
+    arm_pitch: float = 1.6            # rad, ShoulderPitch of the arms while walking (down along the body)
+    arm_roll: float = 0.15            # rad, ShoulderRoll away from the body
+
+    def validate(self) -> WalkParams:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if not math.isfinite(v):
+                raise ValueError(f"walk parameter {f.name} must be finite, got {v}")
+        if not (0 < self.z_torso < 0.4 and 0 <= self.f_g < 0.5 and 0 <= self.f_s < 0.5 and self.phase_length > 0.05
+                and 0.05 < self.pendulum_height < 1 and 0 < self.delta <= 1 and self.err_max > self.err_norm >= 0
+                and self.y_sep > 0):
+            raise ValueError(f"walk parameters out of range: {self}")
+        return self
+
+
+@dataclass(frozen=True)
+class WalkOutput:
+    joints: dict[str, float]          # NAOqi name -> target angle (legs and arms)
+    phase: float                      # t in [0, 1) of the current step; 0 when standing
+    left_stance: bool
+    com_error: float
+    unstable: bool
+    odometry: tuple[float, float, float]  # (dx, dy, dtheta) of the torso this cycle, robot frame
+    standing: bool
+    reachable: bool
+
+
+def sigmoid(v: float) -> float:
+    return 1.0 / (1.0 + math.exp(-v))
+
+
+_S0, _S1 = sigmoid(-5.0), sigmoid(5.0)
+
+
+def _pose(x: float, y: float, z: float, yaw: float, pitch: float = 0.0) -> np.ndarray:
+    cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
+    t = np.eye(4)
+    t[:3, :3] = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]]) @ np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    t[:3, 3] = (x, y, z)
+    return t
+
+
+class WalkEngine:
+    """State and equations of §10.1; call `update` once per 20 ms cycle."""
+
+    LEFT = ("LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll")
+    RIGHT = ("RHipYawPitch", "RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll")
+
+    def __init__(self, parameter_sets: dict[str, WalkParams], initial: str | None = None, robot_type: int = 0,
+                 blend_time: float = 0.5, com_delay: float = 0.08, jog_time: float = 0.5) -> None:
+        if not parameter_sets:
+            raise ValueError("the walk needs at least one parameter set")
+        self.sets = {k: v.validate() for k, v in parameter_sets.items()}
+        self.set_name = initial if initial is not None else next(iter(self.sets))
+        if self.set_name not in self.sets:
+            raise ValueError(f"unknown walk parameter set {self.set_name!r}; have {', '.join(self.sets)}")
+        self.p = self.sets[self.set_name]
+        self._blend_from: WalkParams | None = None
+        self._blend_t = 0.0
+        self.blend_time = blend_time
+        self.robot_type = robot_type
+        self.step = np.zeros(3)                  # current step sizes (x, y, theta) per step
+        self.desired = np.zeros(3)
+        self.walking = False
+        self.stop_requested = True
+        self.jog_time, self._jog_left = jog_time, 0.0
+        self.phi_start, self.phi_end, self.phi = -0.5, 0.5, -0.5
+        self.left_stance = True
+        self.com_delay_cycles = max(1, int(round(com_delay / 0.02)))
+        self._expected: deque[np.ndarray] = deque(maxlen=self.com_delay_cycles + 1)
+        self.com_error = 0.0
+        self._prev_stance: tuple[float, float, float] | None = None
+        self._last_joints: dict[str, float] | None = None
+
+    # --- inputs (§10.4.1) -----------------------------------------------------------------------------
+    def set_parameter_set(self, name: str) -> None:
+        if not name or name == self.set_name:
+            return
+        if name not in self.sets:
+            raise ValueError(f"unknown walk parameter set {name!r}; have {', '.join(self.sets)}")
+        self._blend_from, self._blend_t = self.p, 0.0
+        self.set_name = name
+
+    def command_normalized(self, x: float, y: float, theta: float, parameter_set: str = "") -> None:
+        """x, y, theta in [-1, 1]: fractions of the parameter set's maximum step sizes."""
+        self.set_parameter_set(parameter_set)
+        v = np.clip(np.nan_to_num(np.array([x, y, theta], dtype=float)), -1.0, 1.0)
+        target = self.sets[self.set_name]
+        self.desired = v * np.array([target.max_step_x, target.max_step_y, target.max_step_theta])
+        self.stop_requested = False
+        self.walking = True
+
+    def command_velocity(self, vx: float, vy: float, vtheta: float, parameter_set: str = "") -> None:
+        """m/s and rad/s in the robot frame: step sizes = velocity x step duration."""
+        self.set_parameter_set(parameter_set)
+        target = self.sets[self.set_name]
+        duration = target.phase_length  # a nominal step (ϕ_end − ϕ_start = 1)
+        maxes = np.array([target.max_step_x, target.max_step_y, target.max_step_theta])
+        v = np.nan_to_num(np.array([vx, vy, vtheta], dtype=float)) * duration
+        self.desired = np.clip(v, -maxes, maxes)
+        self.stop_requested = False
+        self.walking = True
+
+    def command_stand(self) -> None:
+        """§10.4.3: jog in place for jog_time, then stand."""
+        if not self.stop_requested:
+            self._jog_left = self.jog_time
+        self.stop_requested = True
+        self.desired = np.zeros(3)
+
+    def max_speed(self) -> tuple[float, float, float]:
+        p = self.sets[self.set_name]
+        return p.max_step_x / p.phase_length, p.max_step_y / p.phase_length, p.max_step_theta / p.phase_length
+
+    # --- the cycle --------------------------------------------------------------------------------------------
+    def _params(self, dt: float) -> WalkParams:
+        target = self.sets[self.set_name]
+        if self._blend_from is None:
+            self.p = target
+            return target
+        self._blend_t += dt
+        a = min(1.0, self._blend_t / self.blend_time)
+        self.p = replace(target, **{f.name: (1 - a) * getattr(self._blend_from, f.name) + a * getattr(target, f.name)
+                                    for f in fields(WalkParams)})
+        if a >= 1.0:
+            self._blend_from = None
+        return self.p
+
+    def _k(self, p: WalkParams) -> float:
+        return math.sqrt(G / p.pendulum_height)
+
+    def _new_step(self, p: WalkParams) -> None:
+        """Swap stance and swing foot; the new pendulum starts where the lateral positions match (§10.1)."""
+        k = self._k(p)
+        alpha = 6.0 - math.cosh(0.5 * k * self.phi_end)
+        self.phi_start = -math.acosh(alpha) / (0.5 * k) if alpha >= 1.0 else -0.5
+        self.phi_start = max(-0.75, min(-0.25, self.phi_start))   # keep step durations sane
+        self.phi_end = -self.phi_start
+        self.phi = self.phi_start
+        self.left_stance = not self.left_stance
+        maxes = np.array([p.max_step_x, p.max_step_y, p.max_step_theta])
+        desired = np.clip(self.desired, -maxes, maxes)
+        # P control of step sizes; stopping decays faster so the jog in place (§10.4.3) ends soon after 0.5 s
+        gain = max(p.delta, 0.5) if self.stop_requested else p.delta
+        old = self.step
+        self.step = old + gain * (desired - old)
+        bound = np.maximum(maxes, np.abs(old))      # clamp to maxStep, but a shrinking maximum is followed gradually
+        self.step = np.clip(self.step, -bound, bound)
+        # §10.1 stability: shrink the steps by the COM error
+        factor = 1.0 - min(1.0, max(0.0, (self.com_error - p.err_norm) / (p.err_max - p.err_norm)))
+        self.step *= factor
+
+    def update(self, dt: float = 0.02, sensed_joints: dict[str, float] | None = None) -> WalkOutput:
+        p = self._params(dt)
+        if sensed_joints is not None and self._last_joints is not None:
+            self._com_check(sensed_joints)
+        if not self.walking:
+            out = self._stand(p)
+            self._remember(out.joints)
+            return out
+        if self.stop_requested:
+            self._jog_left -= dt
+        # advance the phase
+        dur = max(self.phi_end - self.phi_start, 1e-3)
+        self.phi += dt / p.phase_length
+        if self.phi >= self.phi_end:
+            if self.stop_requested and self._jog_left <= 0 and np.all(np.abs(self.step) < (0.005, 0.005, 0.03)):
+                self.walking = False
+                self.step[:] = 0.0
+                self._prev_stance = None
+                out = self._stand(p)
+                self._remember(out.joints)
+                return out
+            self._new_step(p)
+            self._prev_stance = None
+            dur = self.phi_end - self.phi_start
+        t = min(1.0, max(0.0, (self.phi - self.phi_start) / dur))
+        feet, stance_xy = self._feet(p, t, self.phi)
+        joints, ok = self._ik(feet, p)
+        odo = self._odometry(stance_xy)
+        self._remember(joints)
+        unstable = self.com_error > p.err_norm
+        return WalkOutput(joints, t, self.left_stance, self.com_error, unstable, odo, False, ok)
+
+    def _feet(self, p: WalkParams, t: float, phi: float):
+        k = self._k(p)
+        f_a, f_m = 1.0 - 2.0 * p.f_g, 1.0 - 2.0 * p.f_s
+        sx, sy, sth = self.step
+        # lift (z_frac)
+        z_frac = 0.5 * (1 - math.cos(2 * math.pi * (t - p.f_g) / f_a)) if p.f_g <= t <= p.f_g + f_a else 0.0
+        z_stance, z_swing = -p.z_torso, -p.z_torso + p.z_step * z_frac
+        # side shift (cosh) and side steps (y_frac)
+        y_stance = 0.5 * p.y_sep + p.y_shift * (-1.5 + 0.5 * math.cosh(0.5 * k * phi))
+        y_swing = p.y_sep - y_stance
+        if t < p.f_s:
+            y_frac = 0.0
+        elif t < p.f_s + f_m:
+            y_frac = 0.5 * (1 - math.cos(math.pi * (t - p.f_s) / f_m))
+        else:
+            y_frac = 1.0
+        # forward (x_frac with the sigmoid)
+        if t < p.f_s:
+            x_frac = -0.5 - t
+        elif t < p.f_s + f_m:
+            s = (sigmoid(10 * (-0.5 + (t - p.f_s) / f_m)) - _S0) / (_S1 - _S0)
+            x_frac = -0.5 - p.f_s + (1 + 2 * p.f_s) * s
+        else:
+            x_frac = 0.5 + 2 * p.f_s + f_m - t
+        x_stance, x_swing = sx * (0.5 - t), sx * x_frac
+        dx = p.x_offset - sx * p.x_factor
+        # groin rotation for turning
+        if t < p.f_s:
+            groin = 0.0
+        elif t < p.f_s + f_m:
+            groin = 0.5 * sth * (1 - math.cos(math.pi * (t - p.f_s) / f_m))
+        else:
+            groin = sth
+        side = 1.0 if self.left_stance else -1.0     # +y is the stance foot's side
+        stance_y = side * y_stance - sy * (t - 0.5)   # the torso moves over the stance foot sideways
+        swing_y = -side * y_swing + sy * (y_frac - 0.5)
+        stance_yaw = 0.5 * sth * (1 - 2 * t)          # the torso turns over the planted stance foot
+        swing_yaw = -0.5 * sth + groin
+        stance = (x_stance + dx, stance_y, z_stance, stance_yaw)
+        swing = (x_swing + dx, swing_y, z_swing, swing_yaw)
+        feet = {"L": stance, "R": swing} if self.left_stance else {"L": swing, "R": stance}
+        return feet, (stance[0], stance[1], stance[3])
+
+    def _ik(self, feet, p: WalkParams) -> tuple[dict[str, float], bool]:
+        joints: dict[str, float] = {}
+        ok = True
+        for side, names in (("L", self.LEFT), ("R", self.RIGHT)):
+            x, y, z, yaw = feet[side]
+            r = K.leg_ik(side, _pose(x, y, z, yaw, p.torso_lean), self.robot_type)
+            ok = ok and r.reachable
+            joints.update(zip(names, (float(a) for a in r.angles), strict=True))
+        joints.update({"LShoulderPitch": p.arm_pitch, "RShoulderPitch": p.arm_pitch, "LShoulderRoll": p.arm_roll,
+                       "RShoulderRoll": -p.arm_roll, "LElbowYaw": -1.4, "RElbowYaw": 1.4, "LElbowRoll": -0.4,
+                       "RElbowRoll": 0.4})
+        return joints, ok
+
+    def _stand(self, p: WalkParams) -> WalkOutput:
+        feet = {"L": (p.x_offset, 0.5 * p.y_sep, -p.z_torso, 0.0), "R": (p.x_offset, -0.5 * p.y_sep, -p.z_torso, 0.0)}
+        joints, ok = self._ik(feet, p)
+        return WalkOutput(joints, 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, ok)
+
+    def _odometry(self, stance) -> tuple[float, float, float]:
+        """The torso's motion over the planted stance foot since the last cycle, in the robot frame."""
+        prev, self._prev_stance = self._prev_stance, stance
+        if prev is None:
+            return 0.0, 0.0, 0.0
+        return prev[0] - stance[0], prev[1] - stance[1], prev[2] - stance[2]
+
+    # --- §10.1 centre-of-mass check ------------------------------------------------------------------------
+    def _remember(self, joints: dict[str, float]) -> None:
+        self._last_joints = joints
+        try:
+            self._expected.append(K.center_of_mass(self._full(joints), self.robot_type))
+        except (KeyError, ValueError):
+            pass
+
+    def _full(self, joints: dict[str, float]) -> dict[str, float]:
+        names = K.joint_names(self.robot_type)
+        return {n: float(joints.get(n, 0.0)) for n in names}
+
+    def _com_check(self, sensed: dict[str, float]) -> None:
+        if len(self._expected) <= self.com_delay_cycles:
+            return
+        expected = self._expected[0]        # what we commanded ~80 ms ago
+        merged = {**self._last_joints, **{k: v for k, v in sensed.items() if math.isfinite(v)}}
+        com = K.center_of_mass(self._full(merged), self.robot_type)
+        self.com_error = float(np.max(np.abs(expected[:2] - com[:2])))
