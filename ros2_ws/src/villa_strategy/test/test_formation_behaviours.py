@@ -157,3 +157,11 @@ def test_goalie_dives_at_a_shot():
     p = D.TeamPlayer(1, D.StrategyParams(team_size=2))
     w = D.WorldView(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0), teammates={2: (0, 0)})
     assert p.decide(w, D.PLAY_ON, 5.0, True).skill == "dive_center"
+
+
+def test_beam_for_any_unum_and_team_size():
+    for size in (1, 2, 5, 11):
+        for unum in range(1, 12):
+            d = D.TeamPlayer(unum, D.StrategyParams(team_size=size)).decide(
+                _view((0.0, 0.0, 0.0), (0.0, 0.0), {}), D.BEFORE_KICK_OFF, 0.0, True)
+            assert d.beam is not None and -15 <= d.beam[0] <= 0 and abs(d.beam[1]) <= 10

@@ -143,9 +143,8 @@ class TeamPlayer:
         if play_mode in BEAM_MODES:
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
-            pos = formation.kickoff_positions(self.p.team_size, our_kickoff=our_kickoff)
-            role = formation.ROLE_ORDER[(self.unum - 1) % len(formation.ROLE_ORDER)]
-            role = role if role in pos else "onBall"
+            role = formation.ROLE_ORDER[(self.unum - 1) % len(formation.ROLE_ORDER)]   # the role of our number
+            pos = formation.kickoff_positions(max(self.p.team_size, self.unum), our_kickoff=our_kickoff)
             x, y = pos[role]
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), 0.0), method="kickoff")
         if play_mode == GAME_OVER:

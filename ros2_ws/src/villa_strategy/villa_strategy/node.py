@@ -100,6 +100,12 @@ class StrategyNode(Node):
     def _on_game_state(self, gs: GameState) -> None:
         if gs.unum == 0:
             return  # the server has not confirmed us yet
+        try:
+            self._decide(gs)
+        except Exception as e:  # a bug in one decision must not take the player down: log it, keep playing
+            self.get_logger().error(f"strategy: decision failed: {type(e).__name__}: {e}", throttle_duration_sec=2.0)
+
+    def _decide(self, gs: GameState) -> None:
         self.side_left = gs.side != GameState.SIDE_RIGHT
         d = self.player.decide(self._view(), gs.play_mode, gs.game_time, self.side_left)
         stamp = gs.header.stamp
