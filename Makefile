@@ -2,9 +2,8 @@
 # (scripts/setup.sh is idempotent and takes about a second when nothing changed).
 .PHONY: demo test setup lint doctor clean
 
-demo: setup  ## run the main job: a match on the embedded simulator
-	@echo "villa: the match (make demo) arrives with the bring-up issue (#8): villa sim, bridge, motion, perception, localization and strategy come first."
-	@exit 2
+demo: setup  ## run the main job: a match on the embedded simulator (villa v AllBall, 2 v 2, 120 simulated s)
+	@bash -c 'source scripts/env.sh && villa match $(MATCH_ARGS)'
 
 test:  ## run every package's tests (what CI runs)
 	@scripts/test.sh

@@ -4,6 +4,7 @@
     villa sim           start the embedded simulator
     villa team          run a team configuration
     villa match         play a match on the embedded simulator
+    villa record        record topics to MCAP
 
 Subcommands are listed in SUBCOMMANDS as "module:function"; each module is imported only when its
 subcommand runs, so a broken package cannot take the whole command down.
@@ -24,6 +25,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
              "villa_bringup.team:add_arguments"),
     "match": ("villa_bringup.match:main", "play a match on the embedded simulator and print the result",
               "villa_bringup.match:add_arguments"),
+    "record": ("villa_bringup.record:main", "record topics of a running team to an MCAP file (ROS 2 encoding)",
+               "villa_bringup.record:add_arguments"),
 }
 
 

@@ -121,7 +121,7 @@ class PoseListener:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--duration", type=float, default=60.0, help="simulated seconds to play (default 60)")
+    p.add_argument("--duration", type=float, default=120.0, help="simulated seconds to play (default 120)")
     p.add_argument("--players", type=int, default=2, help="players per team (default 2; --full for 11)")
     p.add_argument("--full", action="store_true", help="11 v 11 with config/team_11.yaml for both teams")
     p.add_argument("--opponent", choices=VARIANTS, default="allball",

@@ -1,0 +1,44 @@
+"""team.launch.py is a real launch_ros file (launch is not on PyPI, so it is checked statically here) and every
+package/executable the team configuration names is a console script some package declares."""
+
+import ast
+import re
+from pathlib import Path
+
+from villa_bringup.team_config import NODE_KINDS
+
+SRC = Path(__file__).resolve().parents[2]
+LAUNCH = SRC / "villa_bringup" / "launch" / "team.launch.py"
+
+
+def _console_scripts(package: str) -> dict[str, str]:
+    text = (SRC / package / "setup.py").read_text()
+    return dict(re.findall(r'"(\w+) = ([\w.]+:\w+)"', text))
+
+
+def test_launch_file_uses_launch_ros_and_declares_its_arguments():
+    tree = ast.parse(LAUNCH.read_text())
+    imports = {(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert ("launch_ros.actions", "Node") in imports and ("launch", "LaunchDescription") in imports
+    assert ("villa_bringup.team_config", "load") in imports
+    funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert "generate_launch_description" in funcs
+    declared = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
+                and getattr(n.func, "id", "") == "DeclareLaunchArgument"}
+    assert declared == {"team_config", "nao", "respawn"}
+
+
+def test_every_node_kind_is_a_declared_console_script():
+    for kind in NODE_KINDS.values():
+        scripts = _console_scripts(kind.package)
+        assert kind.executable in scripts, f"{kind.package} declares no console script {kind.executable}"
+        module, cls = kind.cls.split(":")
+        assert scripts[kind.executable] == f"{module}:main"
+        path = SRC / kind.package / Path(*module.split(".")).with_suffix(".py")
+        assert path.exists(), path
+        assert f"class {cls}(" in path.read_text()
+    assert _console_scripts("villa_bringup")["player"] == "villa_bringup.player:main"
+
+
+def test_launch_file_is_installed():
+    assert 'glob("launch/*.launch.py")' in (SRC / "villa_bringup" / "setup.py").read_text()

@@ -1,0 +1,30 @@
+"""`villa match`: a short 2 v 2 on the embedded simulator completes with a final table (integration)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def test_short_2v2_match_completes(tmp_path, ros_domain):
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--duration", "30", "--players", "2",
+                        "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=480)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "villa match: kick-off: villa (left) v allball (right)" in r.stdout
+    assert "ball possession" in r.stdout and "localization error" in r.stdout
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["duration"] >= 30.0
+    left, right = result["teams"]["left"], result["teams"]["right"]
+    assert left["team"] == "villa" and right["team"] == "allball"
+    assert left["possession"] + right["possession"] == pytest.approx(1.0)
+    assert left["loc_samples"] > 0                         # every player published its pose
+    assert (tmp_path / "villa" / "p1" / "player.log").exists()
+
+
+def test_match_refuses_bad_arguments():
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--duration", "-1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--duration must be positive" in r.stderr
