@@ -1,0 +1,170 @@
+"""The NAOqi bridge node: a physical Nao behind the same topics as the simulator bridge (thin wiring over naoqi.py).
+
+Publishes joint_states, imu, foot_contacts at `rate_hz` from one ALMemory read per tick, and game_state (the
+player is "confirmed" once the robot is connected); sends joint_targets to ALMotion.setAngles or the DCM. Wakes
+the robot up at start; a watchdog crouches it and lowers stiffness when targets stop for `watchdog_s`; rest on
+shutdown. A lost session is reconnected with one log line per attempt. Parameters: config/naoqi_bridge.yaml.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import rclpy
+from geometry_msgs.msg import Point, Vector3
+from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import Imu, JointState
+
+from villa_bridge.naoqi import NaoqiBody, NaoqiError, Watchdog, connect
+from villa_msgs.msg import FootContact, FootContacts, GameState, JointCommand
+from villa_nao.params import declare_from_yaml
+
+QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+
+
+class NaoqiBridgeNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("naoqi_bridge", **kwargs)
+        p = declare_from_yaml(self, "villa_bridge", "naoqi_bridge.yaml")
+        if not p["nao_ip"]:
+            raise ValueError("nao_ip is empty: set it to the robot's address (team configuration: nao_ip)")
+        scheme = "tcps" if p["tls"] else "tcp"
+        self.url = f"{scheme}://{p['nao_ip']}:{int(p['port'])}"
+        self.timeout = float(p["connect_timeout_s"])
+        self.mode, self.fraction = str(p["mode"]), float(p["fraction_max_speed"])
+        self.retry = float(p["reconnect_s"])
+        self.team, self.unum = str(p["team"]), int(p["unum"])
+        self.watchdog = Watchdog(float(p["watchdog_s"]))
+        self.body: NaoqiBody | None = None
+        self._lock = threading.Lock()
+        self.reads = 0
+        self.pub_js = self.create_publisher(JointState, "joint_states", QOS)
+        self.pub_imu = self.create_publisher(Imu, "imu", QOS)
+        self.pub_feet = self.create_publisher(FootContacts, "foot_contacts", QOS)
+        self.pub_gs = self.create_publisher(GameState, "game_state", QOS)
+        self.create_subscription(JointCommand, "joint_targets", self._on_targets, QOS)
+        self._connect()   # the first connection fails loudly (a wrong address is a configuration error)
+        self.create_timer(1.0 / float(p["rate_hz"]), self._tick)
+        self._last_attempt = time.monotonic()
+
+    def _connect(self) -> None:
+        session = connect(self.url, self.timeout)
+        body = NaoqiBody(session, self.mode, self.fraction)
+        body.wake_up()
+        with self._lock:
+            self.body = body
+        self.get_logger().info(f"naoqi_bridge: connected to {self.url} ({self.mode}), robot awake")
+
+    def _on_targets(self, msg: JointCommand) -> None:
+        if len(msg.position) != len(msg.name):
+            self.get_logger().warning("naoqi_bridge: joint_targets with mismatched name/position lengths ignored",
+                                      throttle_duration_sec=5.0)
+            return
+        with self._lock:
+            body = self.body
+        if body is None:
+            return
+        try:
+            body.command(dict(zip(msg.name, msg.position, strict=True)))
+            self.watchdog.feed(time.monotonic())
+        except Exception as e:  # a lost session shows here first
+            self._lost(e)
+
+    def _lost(self, e: Exception) -> None:
+        with self._lock:
+            if self.body is None:
+                return
+            self.body = None
+        self.get_logger().error(f"naoqi_bridge: lost the robot at {self.url}: {e}; reconnecting every "
+                                f"{self.retry:.0f} s")
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            body = self.body
+        if body is None:
+            if now - self._last_attempt >= self.retry:
+                self._last_attempt = now
+                try:
+                    self._connect()
+                except NaoqiError as e:
+                    self.get_logger().warning(f"naoqi_bridge: reconnect failed: {e}")
+            return
+        try:
+            r = body.read()
+            if self.watchdog.check(now):
+                self.get_logger().warning(f"naoqi_bridge: no joint targets for {self.watchdog.timeout * 1000:.0f} ms: "
+                                          f"safe crouch, stiffness lowered")
+                body.safe_crouch()
+        except Exception as e:
+            self._lost(e)
+            return
+        self.reads += 1
+        stamp = self.get_clock().now().to_msg()
+        js = JointState(name=r.names, position=[float(v) for v in r.positions])
+        js.header.stamp = stamp
+        self.pub_js.publish(js)
+        imu = Imu(angular_velocity=Vector3(x=float(r.gyro[0]), y=float(r.gyro[1]), z=float(r.gyro[2])),
+                  linear_acceleration=Vector3(x=float(r.acc[0]), y=float(r.acc[1]), z=float(r.acc[2])))
+        imu.header.stamp, imu.header.frame_id = stamp, "base_link"
+        imu.orientation_covariance[0] = -1.0
+        self.pub_imu.publish(imu)
+        feet = FootContacts()
+        feet.header.stamp = stamp
+        for side, name in (("L", "left_foot"), ("R", "right_foot")):
+            contact, cop, force = r.foot(side)
+            feet.contacts.append(FootContact(name=name, in_contact=contact,
+                                             center=Point(x=float(cop[0]), y=float(cop[1]), z=0.0),
+                                             force=Vector3(x=0.0, y=0.0, z=float(force[2]))))
+        self.pub_feet.publish(feet)
+        gs = GameState(play_mode=GameState.PLAY_ON, play_mode_name="real robot", unum=self.unum,
+                       side=GameState.SIDE_LEFT, team_name=self.team)
+        gs.header.stamp = stamp
+        self.pub_gs.publish(gs)
+
+    def destroy_node(self) -> None:
+        with self._lock:
+            body, self.body = self.body, None
+        if body is not None:
+            try:
+                body.rest()
+                self.get_logger().info("naoqi_bridge: robot at rest, stiffness off")
+            except Exception as e:  # the robot is already gone: nothing else to do
+                self.get_logger().warning(f"naoqi_bridge: could not put the robot to rest: {e}")
+        super().destroy_node()
+
+
+def main(args=None) -> int:
+    import signal
+
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.experimental import EventsExecutor
+
+    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    node = None
+    try:
+        node = NaoqiBridgeNode()
+        executor = EventsExecutor()
+        executor.add_node(node)
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except (ValueError, NaoqiError) as e:
+        print(f"naoqi_bridge: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
