@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds (in-process villa
+simulation, vision noise irrelevant here: the course steers on the server's ground-truth pose).
+
+    source scripts/env.sh && python bench/motion_course.py [--robot-type 0] [--runs 3]
+
+Course (Figure 4 kinds): long walks forward / backward / left / right, a curve, quick direction changes, stop-and-go,
+a spiral. Each segment is a command held for a time (MoveOptPhase / StopOptPhase of §10.4.2); the robot turns toward
+waypoints for the curve and spiral. Prints forward speed (m/s) and falls per course.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from villa_motion.params import load_parameter_sets
+from villa_motion.walk import WalkEngine
+from villa_nao.params import config_path
+from villa_sim.inprocess import InProcessNao
+
+COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = stop)
+    ("long forward", 6.0, lambda t: (1, 0, 0)),
+    ("stop", 1.5, None),
+    ("long backward", 4.0, lambda t: (-1, 0, 0)),
+    ("long left", 4.0, lambda t: (0, 1, 0)),
+    ("long right", 4.0, lambda t: (0, -1, 0)),
+    ("curve", 5.0, lambda t: (1, 0, 0.4)),
+    ("quick direction changes", 4.0,
+     lambda t: ((1, 0.5, 0), (-1, -0.5, 0), (0.3, 1, 0), (0.3, -1, 0))[int(t / 0.5) % 4]),
+    ("stop and go", 4.0, lambda t: (1, 0, 0) if int(t / 1.0) % 2 == 0 else None),
+    ("weave 45 deg", 4.0, lambda t: (1, 0.7 if int(t / 1.0) % 2 else -0.7, 0)),
+    ("spiral clockwise", 5.0, lambda t: (1, 0, -max(0.2, 1 - t / 5))),
+    ("spiral counter-clockwise", 5.0, lambda t: (1, 0, max(0.2, 1 - t / 5))),
+    ("stop", 2.0, None),
+]
+
+
+def run_forward(rt: int, seed: int) -> tuple[float | None, bool]:
+    nao = InProcessNao(x=-10.0, robot_type=rt, seed=seed, vision_noise=True)
+    w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "goToTarget", robot_type=rt)
+    for _ in range(25):
+        o = w.update(0.02, nao.joint_angles())
+        nao.command(o.joints)
+        nao.step()
+    start = nao.torso_pose()[0]
+    w.command_normalized(1.0, 0.0, 0.0)
+    t = 0.0
+    while t < 60.0:
+        o = w.update(0.02, nao.joint_angles())
+        nao.command(o.joints)
+        nao.step()
+        t += 0.02
+        p, _, up = nao.torso_pose()
+        if up < 0.5:
+            return None, True
+        if math.hypot(*(p[:2] - start[:2])) >= 10.0:
+            return 10.0 / t, False
+    return None, False
+
+
+def run_course(rt: int, seed: int) -> int:
+    nao = InProcessNao(x=-8.0, robot_type=rt, seed=seed)
+    w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "goToTarget", robot_type=rt)
+    falls, down = 0, False
+    for _name, secs, cmd in COURSE:
+        t = 0.0
+        while t < secs:
+            c = cmd(t) if cmd is not None else None
+            if c is None:
+                w.command_stand()
+            else:
+                w.command_normalized(*c)
+            o = w.update(0.02, nao.joint_angles())
+            nao.command(o.joints)
+            nao.step()
+            t += 0.02
+            up = nao.torso_pose()[2]
+            if up < 0.5 and not down:
+                falls += 1
+            down = up < 0.5
+            if down:  # a fallen robot cannot continue the course
+                return falls
+    return falls
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--robot-type", type=int, default=0)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    speeds, fwd_falls, course_falls = [], 0, []
+    for seed in range(args.runs):
+        v, fell = run_forward(args.robot_type, seed)
+        fwd_falls += fell
+        if v is not None:
+            speeds.append(v)
+        course_falls.append(run_course(args.robot_type, seed))
+    print(f"robot type {args.robot_type}, {args.runs} runs")
+    print(f"  10 m forward: {np.mean(speeds) if speeds else float('nan'):.3f} m/s mean "
+          f"({len(speeds)}/{args.runs} completed, {fwd_falls} falls)")
+    print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "
+          f"falls per course {np.mean(course_falls):.2f} ({course_falls})")
+
+
+if __name__ == "__main__":
+    main()
