@@ -211,7 +211,7 @@ class _ReadyWatcher:
         os.environ["ROS_DOMAIN_ID"] = env.get("ROS_DOMAIN_ID", os.environ.get("ROS_DOMAIN_ID", "0"))
         self._ctx = Context()
         rclpy.init(context=self._ctx, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-        self._node = rclpy.create_node("villa_team_watch", context=self._ctx)
+        self._node = rclpy.create_node(f"villa_team_watch_{team}", context=self._ctx)
         self._ready = {u: threading.Event() for u in unums}
         for u in unums:
             self._node.create_subscription(GameState, f"/{team}/p{u}/game_state",

@@ -165,3 +165,14 @@ def test_beam_for_any_unum_and_team_size():
             d = D.TeamPlayer(unum, D.StrategyParams(team_size=size)).decide(
                 _view((0.0, 0.0, 0.0), (0.0, 0.0), {}), D.BEFORE_KICK_OFF, 0.0, True)
             assert d.beam is not None and -15 <= d.beam[0] <= 0 and abs(d.beam[1]) <= 10
+
+
+def test_goalie_does_not_dive_on_untrusted_or_repeated_estimates():
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=2))
+    shot = dict(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0), teammates={2: (0, 0)})
+    assert p.decide(D.WorldView(**shot, localized=False), D.PLAY_ON, 5.0, True).skill is None
+    far = dict(shot, ball=(-5.0, 0.0), ball_velocity=(-8.0, 0.0))
+    assert p.decide(D.WorldView(**far), D.PLAY_ON, 5.0, True).skill is None
+    assert p.decide(D.WorldView(**shot), D.PLAY_ON, 5.0, True).skill == "dive_center"
+    assert p.decide(D.WorldView(**shot), D.PLAY_ON, 7.0, True).skill is None          # cooling down
+    assert p.decide(D.WorldView(**shot), D.PLAY_ON, 10.5, True).skill == "dive_center"

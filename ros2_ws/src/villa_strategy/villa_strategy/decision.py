@@ -61,6 +61,8 @@ class StrategyParams:
     max_y_speed: float = 0.6
     hysteresis: float = 0.25          # m
     positioning_distance: float = 0.8  # m from the ball: positioning parameter set (§10.3)
+    dive_max_distance: float = 5.0    # m: the goalie dives only at a ball this close
+    dive_cooldown: float = 5.0        # s between dives
 
 
 class TeamPlayer:
@@ -74,6 +76,7 @@ class TeamPlayer:
         self.voting = Voting(max(params.team_size, 1))
         self.hysteresis = role_assignment.Hysteresis(params.hysteresis)
         self.heard: dict[int, comm.TeamMessage] = {}
+        self._last_dive = -1e9
         self.rejected = 0
 
     # --- communication -----------------------------------------------------------------------------------
@@ -172,8 +175,13 @@ class TeamPlayer:
         face = math.atan2(ball[1] - me[1], ball[0] - me[0])
 
         if role == "goalie":
-            skill = goalie.dive_decision(me, ball, w.ball_velocity) if w.ball_valid else None
+            # §9.3 dives only on a trusted estimate: localized, the ball seen and near, and not again right after one
+            # (a dive is a fall: a noisy velocity estimate must not keep the goalie on the ground)
+            near = float(np.linalg.norm(ball - me)) < self.p.dive_max_distance
+            skill = goalie.dive_decision(me, ball, w.ball_velocity) if (
+                w.ball_valid and w.localized and near and game_time - self._last_dive > self.p.dive_cooldown) else None
             if skill:
+                self._last_dive = game_time
                 return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
         if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
             target, walk = self._on_ball(w, ball, me, theta, obstacles)
