@@ -66,6 +66,10 @@ def test_two_players_send_joint_targets_and_ctrl_c_leaves_nothing(tmp_path, ros_
             assert len(got["/villa/p1/joint_targets"].name) == 22
             children = psutil.Process(proc.pid).children(recursive=True)
             assert len(children) >= (2 if composition == "player" else 10)
+            # the supervisor may see player 2's confirmation a little after we saw its targets: wait for it
+            deadline = time.monotonic() + 30
+            while "confirmed player 2" not in "".join(out) and time.monotonic() < deadline:
+                time.sleep(0.1)
         finally:
             os.killpg(proc.pid, signal.SIGINT) if proc.poll() is None else None
             proc.wait(timeout=30)

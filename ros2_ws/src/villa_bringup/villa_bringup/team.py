@@ -137,6 +137,13 @@ class TeamRunner:
             self.ready[player.unum] = ok
             if ok:
                 _log(f"{player.namespace(self.config.team)}: the server confirmed player {player.unum}")
+            elif self._stop.is_set():
+                _log(f"{player.namespace(self.config.team)}: stopping before the server confirmed player "
+                     f"{player.unum}")
+                return
+            elif not any(m.alive() for m in procs):
+                _log(f"{player.namespace(self.config.team)}: exited before the server confirmed player "
+                     f"{player.unum} (see its log); starting the others anyway")
             else:
                 _log(f"{player.namespace(self.config.team)}: no confirmation from the server within "
                      f"{self.ready_timeout:.0f} s (see its log); starting the others anyway")
