@@ -8,68 +8,14 @@ import time
 import pytest
 
 from villa_bridge import naoqi as N
+from villa_bridge.naoqi_doubles import serve
 
 pytestmark = pytest.mark.integration
 
 
-class FakeMotion:
-    def __init__(self):
-        self.calls = []
-
-    def setAngles(self, names, angles, speed):
-        self.calls.append(("setAngles", list(names), list(angles), speed))
-
-    def wakeUp(self):
-        self.calls.append(("wakeUp",))
-
-    def rest(self):
-        self.calls.append(("rest",))
-
-    def setStiffnesses(self, names, value):
-        self.calls.append(("setStiffnesses", names, value))
-
-
-class FakeMemory:
-    def __init__(self):
-        self.values = {k: 0.0 for k in N.ALL_KEYS}
-
-    def getListData(self, keys):
-        return [self.values[k] for k in keys]
-
-
-class FakePosture:
-    def __init__(self):
-        self.calls = []
-
-    def goToPosture(self, name, speed):
-        self.calls.append((name, speed))
-        return True
-
-
-class FakeDCM:
-    def __init__(self):
-        self.aliases, self.sets = [], []
-
-    def createAlias(self, alias):
-        self.aliases.append(alias)
-        return alias
-
-    def setAlias(self, cmd):
-        self.sets.append(cmd)
-
-    def getTime(self, delay):
-        return 1000 + delay
-
-
 @pytest.fixture
 def robot():
-    import qi
-
-    server = qi.Session()
-    server.listenStandalone("tcp://127.0.0.1:0")
-    fakes = {"ALMotion": FakeMotion(), "ALMemory": FakeMemory(), "ALRobotPosture": FakePosture(), "DCM": FakeDCM()}
-    for name, obj in fakes.items():
-        server.registerService(name, obj)
+    server, fakes = serve()
     yield server.endpoints()[0], fakes, server
     server.close()
 
@@ -181,22 +127,13 @@ def test_node_publishes_watchdog_fires_and_reconnects(robot, ros_domain):
 
 
 def test_dropped_session_reconnects(ros_domain):
-    import qi
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
 
     from villa_bridge.naoqi_node import NaoqiBridgeNode
 
-    def serve(url):
-        s = qi.Session()
-        s.listenStandalone(url)
-        fakes = {"ALMotion": FakeMotion(), "ALMemory": FakeMemory(), "ALRobotPosture": FakePosture()}
-        for name, obj in fakes.items():
-            s.registerService(name, obj)
-        return s, fakes
-
-    first, _ = serve("tcp://127.0.0.1:0")
+    first, _ = serve("tcp://127.0.0.1:0", dcm=False)
     host, port = first.endpoints()[0].removeprefix("tcp://").split(":")
     rclpy.init()
     try:
@@ -212,7 +149,7 @@ def test_dropped_session_reconnects(ros_domain):
         while time.monotonic() < deadline and node.body is not None:
             time.sleep(0.05)
         assert node.body is None
-        second, fakes = serve(f"tcp://127.0.0.1:{port}")         # and comes back on the same address
+        second, fakes = serve(f"tcp://127.0.0.1:{port}", dcm=False)         # and comes back on the same address
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and node.body is None:
             time.sleep(0.05)
