@@ -21,6 +21,9 @@ def test_short_2v2_match_completes(tmp_path, ros_domain):
     assert left["team"] == "villa" and right["team"] == "allball"
     assert left["possession"] + right["possession"] == pytest.approx(1.0)
     assert left["loc_samples"] > 0                         # every player published its pose
+    cpu = result["cpu_seconds"]                            # the simulator and both teams were measured
+    assert set(cpu) == {"simulator", "villa", "allball"} and all(v > 0 for v in cpu.values())
+    assert "CPU s per simulated s" in r.stdout
     assert (tmp_path / "villa" / "p1" / "player.log").exists()
 
 

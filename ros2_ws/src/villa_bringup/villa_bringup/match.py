@@ -46,6 +46,45 @@ class TeamStats:
     heading_errors: list[float] = field(default_factory=list)
 
 
+class CpuMeter:
+    """CPU time (user + system) used by process trees since the first sample: the simulator and each team.
+
+    Sampled while the match runs, per pid, so a restarted process counts both of its lives."""
+
+    def __init__(self) -> None:
+        self._first: dict[int, float] = {}
+        self._last: dict[int, float] = {}
+        self._group: dict[int, str] = {}
+
+    def sample(self, groups: dict[str, list[int]]) -> None:
+        import psutil
+
+        for name, roots in groups.items():
+            for root in roots:
+                try:
+                    procs = [psutil.Process(root)]
+                    procs += procs[0].children(recursive=True)
+                except psutil.Error:
+                    continue
+                for pr in procs:
+                    try:
+                        t = pr.cpu_times()
+                    except psutil.Error:
+                        continue
+                    used = t.user + t.system
+                    self._first.setdefault(pr.pid, used)
+                    self._last[pr.pid] = used
+                    self._group[pr.pid] = name
+
+    def seconds(self) -> dict[str, float]:
+        """Group name -> CPU seconds used since its processes were first sampled."""
+        out: dict[str, float] = {}
+        for pid, last in self._last.items():
+            g = self._group[pid]
+            out[g] = out.get(g, 0.0) + max(0.0, last - self._first[pid])
+        return out
+
+
 def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, float, float]:
     """The server's global (left team's) frame -> a team's own field frame (the right team's is turned 180°)."""
     if side == "left":
@@ -225,8 +264,15 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     last_print = 0.0
     second_half_started = False
     samples = 0
+    cpu = CpuMeter()
+
+    def cpu_groups() -> dict[str, list[int]]:
+        return {"simulator": [sim.proc.pid], **{r.config.team: r.pids() for r in runners}}
+
+    cpu.sample(cpu_groups())
     while True:
         time.sleep(0.2)
+        cpu.sample(cpu_groups())
         for r in runners:
             r.poll()
         if sim.proc.poll() is not None:
@@ -252,8 +298,11 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
         if played >= args.duration:
             break
     wall = time.monotonic() - start_wall
+    cpu.sample(cpu_groups())
+    cpu_s = cpu.seconds()
     stats["left"].score, stats["right"].score = gt.score_left, gt.score_right
     result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": samples,
+              "cpu_seconds": cpu_s, "cpu_cores": sum(cpu_s.values()) / max(wall, 1e-6),
               "teams": {s.side: _summary(s, samples) for s in stats.values()}}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
@@ -302,3 +351,8 @@ def print_table(result: dict) -> None:
           f"(real-time factor {result['real_time_factor']:.2f})")
     for name, a, b in rows:
         print(f"  {name:<20} {a:>14} {b:>14}")
+    cpu = result.get("cpu_seconds")
+    if cpu:
+        parts = ", ".join(f"{k} {v:.0f} s" for k, v in cpu.items())
+        print(f"  CPU: {sum(cpu.values()):.0f} s ({parts}), {result['cpu_cores']:.2f} cores busy on average, "
+              f"{sum(cpu.values()) / max(result['duration'], 1e-6):.2f} CPU s per simulated s")
