@@ -13,12 +13,13 @@ setup(
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/config", glob("config/*.yaml")),
         ("share/" + package_name + "/skills", glob("skills/*.skl")),
+        ("share/" + package_name + "/kicks", glob("kicks/*.kick")),
     ],
     install_requires=["setuptools"],
     zip_safe=True,
     maintainer="villa founders",
     maintainer_email="founders@villa-robocup.org",
-    description="Motion: omnidirectional walk engine, skill files, get-up, goalie dives, head control.",
+    description="Motion: omnidirectional walk engine, IK kick engine, skill files, get-up, goalie dives, head control.",
     license="Apache-2.0",
     entry_points={
         "console_scripts": [

@@ -1,8 +1,15 @@
-"""The motion node: walk engine, skills, get-up and head control behind the motion topics (thin wiring).
+"""The motion node: walk engine, skills, kicks, get-up and head control behind the motion topics (thin wiring).
 
 One output per incoming `joint_states` (one per server cycle): all joint targets, odometry and motion status.
 A fall (fall_state from perception, §8) interrupts everything: arms out on a side fall, then the get-up skill the
 accelerometer picked (front or back), repeated until upright. Parameters: config/motion.yaml.
+
+Kicks (villa_motion.kick, §13.1): a MotionRequest with skill ``kick`` (choose by the §13.1.1 cost) or ``kick_<name>``
+(``kick_forward`` picks the foot, ``kick_forward_L`` is exact) and parameters ``ball_x``, ``ball_y`` (m, the ball in
+the robot frame) and optionally ``direction`` (rad, robot frame, for ``kick``). The walk stops first (§10.4.3); the
+ball position is carried over by odometry; then the kick engine runs (weight shift, curve, back to standing) and
+MotionStatus reports ``kick_<name>`` until done. A kick the IK cannot reach is refused: logged, reported done, and
+the walk commands resume.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from villa_motion import head as H
+from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets, load_skill_variables
 from villa_motion.skills import SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine
@@ -51,6 +59,10 @@ class MotionNode(Node):
         self.skill_vars = load_skill_variables(str(p["skill_params"]) or str(config_path("villa_motion",
                                                                                         "skill_params.yaml")))
         self.auto_getup = bool(p["auto_getup"])
+        self.kicks = KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
+                                      str(p["kick_params"]) or None)
+        self.kicker: KK.KickEngine | None = None
+        self.pending_kick: tuple[KK.KickDef, tuple[float, float], list[float]] | None = None
         self.head = H.HeadController()
         self.head_cmd = HeadCommand(mode=HeadCommand.MODE_SCAN)
         self.player: SkillPlayer | None = None
@@ -70,11 +82,13 @@ class MotionNode(Node):
         self.create_subscription(HeadCommand, "head_command", self._on_head, QOS)
         self.create_subscription(FallState, "fall_state", self._on_fall, QOS)
         self.get_logger().info(f"motion: robot type {self.robot_type}, walk sets {', '.join(sets)}, "
-                               f"skills {', '.join(sorted(self.skills))}")
+                               f"skills {', '.join(sorted(self.skills))}, kicks {', '.join(sorted(self.kicks))}")
 
     # --- commands ------------------------------------------------------------------------------------
     def _on_walk(self, msg: WalkCommand) -> None:
         with self._lock:
+            if self.kicker is not None or self.pending_kick is not None:
+                return          # a kick owns the legs; the strategy repeats its walk command every cycle
             try:
                 if msg.mode == WalkCommand.MODE_STAND:
                     self.walk.command_stand()
@@ -95,7 +109,11 @@ class MotionNode(Node):
         with self._lock:
             if msg.skill == "walk":
                 self.player, self.player_name = None, ""
+                self.kicker = self.pending_kick = None
                 self.request_id, self.done = msg.request_id, True
+                return
+            if msg.skill == "kick" or msg.skill.startswith("kick_"):
+                self._request_kick(msg)
                 return
             if msg.skill not in self.skills:
                 have = ", ".join(sorted(self.skills))
@@ -105,6 +123,51 @@ class MotionNode(Node):
                 return
             self._start(msg.skill, dict(zip(msg.parameter_names, msg.parameter_values, strict=False)))
             self.request_id = msg.request_id
+
+    def _request_kick(self, msg: MotionRequest) -> None:
+        busy = self.player is not None and not self.player.done
+        if self.kicker is not None or (busy and (not msg.interrupt or self.player_name in GETUP.values())) \
+                or self.fall_state != FallState.UPRIGHT:
+            return      # a running kick or get-up is never interrupted by a kick
+        params = dict(zip(msg.parameter_names, msg.parameter_values, strict=False))
+        self.request_id = msg.request_id
+        try:
+            ball = (float(params["ball_x"]), float(params["ball_y"]))
+            kick = self._pick_kick(msg.skill, ball, float(params.get("direction", 0.0)))
+        except (KeyError, ValueError) as e:
+            self.get_logger().warning(f"motion: kick request {msg.skill!r} refused: {e}")
+            self.done = True
+            return
+        self.player, self.kicker, self.done = None, None, False
+        self.pending_kick = (kick, ball, list(self.odom))
+        self.walk.command_stand()
+
+    def _pick_kick(self, skill: str, ball: tuple[float, float], direction: float) -> KK.KickDef:
+        name = skill[len("kick_"):] if skill.startswith("kick_") else ""
+        if name in self.kicks:
+            return self.kicks[name]
+        pool = [k for k in self.kicks.values() if not name or k.base == name]
+        if not pool:
+            raise ValueError(f"no kick {name!r} (have {', '.join(sorted(self.kicks))})")
+        return KK.choose_kick(pool, (0.0, 0.0), 0.0, ball, direction)[0]
+
+    def _begin_kick(self) -> None:
+        """The walk has stopped: move the requested ball position by the odometry since the request, then start."""
+        kick, (bx, by), (ox, oy, oth) = self.pending_kick
+        self.pending_kick = None
+        x, y, th = self.odom
+        c0, s0 = math.cos(oth), math.sin(oth)
+        gx, gy = ox + c0 * bx - s0 * by, oy + s0 * bx + c0 * by      # the ball in the odom frame
+        c, s = math.cos(th), math.sin(th)
+        ball = (c * (gx - x) + s * (gy - y), -s * (gx - x) + c * (gy - y))
+        p = self.walk.sets[self.walk.set_name]
+        engine = KK.KickEngine(kick, KK.StandPose.from_walk(p), self.robot_type)
+        if engine.start(ball):
+            self.kicker = engine
+            self.get_logger().info(f"motion: kick {kick.name} at ball ({ball[0]:.3f}, {ball[1]:.3f}) m")
+        else:
+            self.done = True
+            self.get_logger().warning(f"motion: {engine.reason}; back to walking")
 
     def _start(self, name: str, variables: dict[str, float]) -> None:
         try:
@@ -128,9 +191,19 @@ class MotionNode(Node):
                                                                   or self.player_name not in GETUP.values()):
                 self._start(GETUP[self.fall_state], {})
                 self.walk.walking = False
+            if self.player is not None and self.player_name in GETUP.values():
+                self.kicker = self.pending_kick = None          # a fall ends any kick
+            if self.pending_kick is not None and not self.walk.walking:
+                self._begin_kick()
             if self.player is not None and not self.player.done:
                 targets = dict(self.player.update(dt))
                 active = self.player_name
+            elif self.kicker is not None:
+                targets = self.kicker.update(dt, sensed)
+                active = f"kick_{self.kicker.kick.name}"
+                if self.kicker.done:
+                    self.kicker, self.done = None, True
+                    self.walk.walking = False
             else:
                 if self.player is not None and self.player.done:
                     self.done = True
@@ -140,6 +213,8 @@ class MotionNode(Node):
                 phase, com_error, unstable = out.phase, out.com_error, out.unstable
                 self._integrate(out.odometry)
                 active = "walk" if self.walk.walking else "stand"
+                if self.pending_kick is not None:
+                    active = f"kick_{self.pending_kick[0].name}"
             yaw, pitch = self._head(dt)
             targets["HeadYaw"], targets["HeadPitch"] = yaw, pitch
             self._last_targets = targets

@@ -181,7 +181,7 @@ def should_move_ball_in_current_direction(agent_dir: float, desired_dir: float, 
 
 def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0) -> bool:
     """§12.7: kick when an opponent is < 3.5 m from the ball within 45° of the heading; not when one is within 1 m,
-    nor after 15 s of lining up. Kicks arrive with the kick issue: callers ask motion for a dribble meanwhile."""
+    nor after 15 s of lining up (then the agent dribbles). decision.TeamPlayer._kick requests the kick."""
     ball = np.asarray(ball, float)[:2]
     if lining_up_for > 15.0:
         return False

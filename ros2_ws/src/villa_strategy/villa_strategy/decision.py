@@ -1,5 +1,6 @@
 """One player's decision per cycle: formation (§11.1), role assignment with voting (§11.3-11.4), communication (§6),
-set plays (§11.2), goalie (§9), on-ball behaviour (§12), and the §11.5 variants AllBall and Static.
+set plays (§11.2, with the §11.2.1 kick-off long kick), goalie (§9), on-ball behaviour (§12, with §12.7 "when to
+kick" choosing a kick by the §13.1.1 cost), and the §11.5 variants AllBall and Static.
 
 Plain data in, plain data out (the node converts messages); team-relative field frame, metres and radians.
 """
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from villa_motion import kick as KK
 from villa_nao import field as F
 from villa_strategy import behaviours as B
 from villa_strategy import comm, formation, goalie, role_assignment, set_plays
@@ -43,7 +45,8 @@ class Decision:
     role: str
     target: tuple[float, float]
     walk: B.WalkOrder | None = None            # None: no walking (a skill runs, or stand still)
-    skill: str | None = None                  # motion skill to request (dive_left, ...)
+    skill: str | None = None                  # motion skill to request (dive_left, kick_forward_L, ...)
+    skill_params: dict[str, float] = field(default_factory=dict)   # its parameters (kicks: ball_x, ball_y)
     head_ball_focus: bool = False
     beam: tuple[float, float, float] | None = None
     say: str | None = None
@@ -63,6 +66,14 @@ class StrategyParams:
     positioning_distance: float = 0.8  # m from the ball: positioning parameter set (§10.3)
     dive_max_distance: float = 5.0    # m: the goalie dives only at a ball this close
     dive_cooldown: float = 5.0        # s between dives
+    kicks: bool = True                # §12.7 kicks (and the §11.2.1 kick-off kick); False: always dribble
+    kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
+    kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
+    excluded_kicks: tuple[str, ...] = ("out90",)   # unreliable in bench/kick_bench.py (refusals, falls, +-17° spread)
+    kick_tolerance: float = 0.05      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
+    kick_turn_tolerance: float = 0.2  # rad
+    kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
+    seed: int | None = None           # random kick-off angle (§11.2.1)
 
 
 class TeamPlayer:
@@ -78,6 +89,12 @@ class TeamPlayer:
         self.heard: dict[int, comm.TeamMessage] = {}
         self._last_dive = -1e9
         self.rejected = 0
+        self.kicks = {n: k for n, k in KK.load_kick_set(params.kick_parameter_set).items()
+                      if k.base not in params.excluded_kicks} if params.kicks else {}
+        self.rng = np.random.default_rng(params.seed)
+        self._kick_since: float | None = None       # game time the current kick attempt began (§12.7: 15 s)
+        self._kick_name: str | None = None
+        self._kickoff_dir: float | None = None
 
     # --- communication -----------------------------------------------------------------------------------
     def hear(self, text: str, game_time: float, side_left: bool) -> comm.TeamMessage | None:
@@ -184,6 +201,11 @@ class TeamPlayer:
                 self._last_dive = game_time
                 return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
         if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
+            kick = self._kick(w, ball, me, theta, play_mode, game_time)
+            if kick is not None:
+                target, walk, skill, params = kick
+                return Decision(role, tuple(target), walk=walk, skill=skill, skill_params=params, head_ball_focus=True,
+                                say=say, assignment=agreed, method=method)
             target, walk = self._on_ball(w, ball, me, theta, obstacles)
             return Decision(role, tuple(target), walk=walk, head_ball_focus=True, say=say, assignment=agreed,
                             method=method)
@@ -201,9 +223,58 @@ class TeamPlayer:
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
 
+    def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
+        """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
+        up) and the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random). The kick is chosen by
+        the §13.1.1 cost and approached; once at its stand-at point, and the IK reaches the curve (§13.1.1), the
+        motion skill kick_<name> is requested. None: dribble instead (§12.4-12.6)."""
+        if not self.kicks:
+            return None
+        kickoff = play_mode == KICK_OFF_OWN
+        if not kickoff:
+            self._kickoff_dir = None
+        goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
+        if kickoff:
+            if self._kickoff_dir is None:
+                self._kickoff_dir = KK.kickoff_direction(self.rng)
+            direction = self._kickoff_dir
+            pool = [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
+        else:
+            lining = 0.0 if self._kick_since is None else game_time - self._kick_since
+            if not B.want_kick(ball, goal_dir, w.opponents):
+                self._kick_since = self._kick_name = None      # no reason to kick (any more): start afresh later
+                return None
+            if not B.want_kick(ball, goal_dir, w.opponents, lining):
+                return None                                     # 15 s of lining up: dribble (§12.7)
+            direction, pool = goal_dir, list(self.kicks.values())
+        if self._kick_since is None:
+            self._kick_since = game_time
+        kick, stand_at, heading, cost = KK.choose_kick(pool, me, theta, ball, direction)
+        prev = self.kicks.get(self._kick_name or "")
+        if prev is not None and prev is not kick and prev in pool and \
+                KK.kick_cost(prev, me, theta, ball, direction) < cost + self.p.kick_hysteresis:
+            kick = prev
+            stand_at, heading = KK.approach_pose(kick, ball, direction)
+        self._kick_name = kick.name
+        dist = float(np.linalg.norm(stand_at - me))
+        if dist < self.p.kick_tolerance and abs(B.wrap(heading - theta)) < self.p.kick_turn_tolerance:
+            c, s = math.cos(theta), math.sin(theta)
+            d = ball - me
+            rel = (c * d[0] + s * d[1], -s * d[0] + c * d[1])
+            if KK.reachable_fraction(kick, rel) > KK.REACH_FRACTION:
+                return stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
+        target = stand_at
+        if KK.ball_in_path(me, stand_at, ball, radius=0.2):      # §12.4: go around the ball, not through it
+            to_ball = (ball - me) / max(float(np.linalg.norm(ball - me)), 1e-6)
+            perp = np.array([-to_ball[1], to_ball[0]])
+            target = min((ball + 0.35 * perp, ball - 0.35 * perp), key=lambda p: float(np.linalg.norm(p - stand_at)))
+        walk = B.go_to(me, theta, target, face=heading, max_x=self.p.max_x_speed, max_y=self.p.max_y_speed,
+                       arrive=0.03, near_ball=True)
+        return stand_at, walk, None, {}
+
     def _on_ball(self, w: WorldView, ball, me, theta, obstacles):
         """§12.4-12.6: approach behind the ball toward the opponent goal; dribble by walking through it when aligned
-        (kicks arrive with the kick issue, so §12.7's decision falls back to a dribble)."""
+        (the default on the ball; `_kick` decides when §12.7 asks for a kick instead)."""
         goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
         agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
         dist = float(np.linalg.norm(ball - me))

@@ -46,7 +46,8 @@ class StrategyNode(Node):
         self.params = StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]),
                                      goalie_unum=int(p["goalie_unum"]), team_key=str(p["team_key"]),
                                      max_x_speed=float(p["max_x_speed"]), max_y_speed=float(p["max_y_speed"]),
-                                     hysteresis=float(p["hysteresis"]))
+                                     hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
+                                     kick_parameter_set=str(p["kick_parameter_set"]))
         self.player = TeamPlayer(self.unum, self.params)
         self.beam_period = float(p["beam_period"])
         self.world: WorldModel | None = None
@@ -118,7 +119,9 @@ class StrategyNode(Node):
             self.pub_say.publish(String(data=d.say))
         if d.skill and not self.skill_running:
             self.request_id += 1
-            req = MotionRequest(request_id=self.request_id, skill=d.skill, interrupt=True)
+            req = MotionRequest(request_id=self.request_id, skill=d.skill, interrupt=True,
+                                parameter_names=list(d.skill_params),
+                                parameter_values=[float(v) for v in d.skill_params.values()])
             req.header.stamp = stamp
             self.pub_request.publish(req)
         if d.walk is not None and not self.fallen:

@@ -1,0 +1,207 @@
+"""The IK kick engine (villa_motion/kick.py, UT Austin Villa 2011 report §13.1, §11.2.1): kick files, parameters,
+the Hermite curve, the leg IK, reachability, kick choice, and a forward kick in the in-process villa simulation."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from villa_motion import kick as KK
+from villa_nao import kinematics as K
+
+KICK_TEXT = """# a test kick
+KICK probe
+DIRECTION 0
+BALL 0.15 0.06
+SHIFT 0.5 0.06 0.02
+DURATION 0.3
+RETURN 0.5
+WAYPOINT 0.4 -0.25 0.0 0.04 0 0.1 0 TANGENT 0.1 0 0
+WAYPOINT 0.7 -0.15 0.01 0.03 0.05 0 0.1 TANGENT 0.6 0.02 -0.01
+WAYPOINT 1.0 -0.03 0.0 0.05 0 -0.2 0
+"""
+
+
+@pytest.fixture(scope="module")
+def kicks():
+    return KK.load_kick_set("tuned")
+
+
+def test_spline_passes_through_the_waypoints_with_their_tangents():
+    k = KK.parse_kick(KICK_TEXT, "probe.kick")
+    stand = KK.StandPose()
+    traj = KK.trajectory(k, k.ball, stand)
+    ball = KK.ball_after_shift(k, k.ball, stand)
+    deriv = traj.spline.derivative()
+    assert traj.position(0.0) == pytest.approx(KK.shifted_feet(k, stand)["L"])      # starts at the shifted foot
+    assert deriv(0.0) == pytest.approx(np.zeros(3))
+    for w in k.waypoints:
+        assert traj.position(w.u) == pytest.approx(ball + np.array(w.pos), abs=1e-12)
+        assert traj.rpy(w.u) == pytest.approx(w.rpy, abs=1e-12)
+        if w.tangent is not None:
+            assert deriv(w.u) == pytest.approx(w.tangent, abs=1e-12)
+    # Euler angles: linear between waypoints
+    a, b = k.waypoints[0], k.waypoints[1]
+    mid = 0.5 * (a.u + b.u)
+    assert traj.rpy(mid) == pytest.approx(0.5 * (np.array(a.rpy) + np.array(b.rpy)))
+    # the ball after the shift: the support foot stays planted, so the ball keeps its place relative to it
+    support_before = np.array([stand.x_offset, -0.5 * stand.y_sep, -stand.z_torso])
+    support_after = KK.shifted_feet(k, stand)["R"]
+    assert ball - support_after == pytest.approx(np.array([*k.ball, -stand.z_torso]) - support_before)
+
+
+def test_ik_realizes_the_trajectory(kicks):
+    k = kicks["forward_L"]
+    traj = KK.trajectory(k, k.ball, KK.StandPose())
+    for u in np.linspace(0.0, 1.0, 25):
+        target = traj.pose(float(u))
+        r = K.leg_ik("L", target)
+        fk = K.leg_fk("L", r.angles)
+        assert np.linalg.norm(fk[:3, 3] - target[:3, 3]) < 0.003, u
+    assert KK.reachable_fraction(k, k.ball) > KK.REACH_FRACTION
+
+
+def test_right_foot_kick_is_the_mirror_image(kicks):
+    left, right = kicks["forward_L"], kicks["forward_R"]
+    assert right.foot == "R" and right.ball == (left.ball[0], -left.ball[1])
+    tl = KK.trajectory(left, left.ball, KK.StandPose())
+    tr = KK.trajectory(right, right.ball, KK.StandPose())
+    for u in (0.0, 0.3, 0.8, 1.0):
+        assert tr.position(u) == pytest.approx(tl.position(u) * [1, -1, 1])
+    out90 = kicks["out90_L"]
+    assert out90.direction == pytest.approx(math.pi / 2, abs=1e-6)
+    assert kicks["out90_R"].direction == pytest.approx(-math.pi / 2, abs=1e-6)
+
+
+def test_reachability_refuses_an_out_of_reach_kick():
+    far = KICK_TEXT.replace("WAYPOINT 0.7 -0.15 0.01 0.03", "WAYPOINT 0.7 0.35 0.01 0.03") \
+                   .replace("WAYPOINT 1.0 -0.03 0.0 0.05", "WAYPOINT 1.0 0.40 0.0 0.25")
+    k = KK.parse_kick(far, "far.kick")
+    assert KK.reachable_fraction(k, k.ball) <= KK.REACH_FRACTION
+    engine = KK.KickEngine(k)
+    assert not engine.start(k.ball)
+    assert engine.refused and engine.done and "refused" in engine.reason and "%" in engine.reason
+    # the same reachable kick, but the ball 40 cm farther than the kick expects: refused too
+    ok = KK.parse_kick(KICK_TEXT, "probe.kick")
+    assert KK.KickEngine(ok).start(ok.ball)
+    assert not KK.KickEngine(ok).start((ok.ball[0] + 0.4, ok.ball[1]))
+
+
+def test_engine_runs_shift_kick_return_and_ends_standing():
+    k = KK.parse_kick(KICK_TEXT, "probe.kick")
+    engine = KK.KickEngine(k)
+    assert engine.start(k.ball)
+    phases, n = [], 0
+    while not engine.done:
+        out = engine.update(0.02)
+        if not phases or phases[-1] != engine.phase:
+            phases.append(engine.phase)
+        n += 1
+        assert n < 200
+    assert phases == ["shift", "kick", "return", "done"]
+    assert n * 0.02 == pytest.approx(k.shift_time + k.duration + k.return_time, abs=0.021)
+    stand = KK.stand_joints()
+    for name in KK.LEFT + KK.RIGHT:
+        assert out[name] == pytest.approx(stand[name], abs=1e-6)
+
+
+def test_kick_choice_by_cost(kicks):
+    fwd = kicks["forward_L"]
+    # standing exactly where forward_L wants us, goal straight ahead: forward_L, cost ~0
+    me, heading = KK.approach_pose(fwd, (0.0, 0.0), 0.0)
+    kick, at, face, cost = KK.choose_kick(kicks, me, heading, (0.0, 0.0), 0.0)
+    assert kick.name == "forward_L" and cost == pytest.approx(0.0, abs=1e-9) and at == pytest.approx(me)
+    # ball straight ahead, a little to the right: the right foot's forward kick is the cheaper one
+    kick, *_ = KK.choose_kick(kicks, (-0.15, 0.06), 0.0, (0.0, 0.0), 0.0)
+    assert kick.name == "forward_R"
+    # the ball in front of us, target 90 degrees to the left: a kick that sends the ball left without turning
+    kick, *_ = KK.choose_kick(kicks, (-0.2, 0.0), 0.0, (0.0, 0.0), math.pi / 2)
+    assert kick.direction == pytest.approx(math.pi / 2, abs=1e-6)
+    # turnCost = |dtheta| / 360 deg: facing 90 degrees away costs 0.25 more
+    at, face = KK.approach_pose(fwd, (0.0, 0.0), 0.0)
+    assert KK.kick_cost(fwd, at, face + math.pi / 2, (0.0, 0.0), 0.0) == pytest.approx(0.25)
+    # ballPenalty: 0.5 when the ball lies on the straight path to the target offset
+    me = (0.6, fwd.ball[1] * 0 + at[1])
+    assert KK.ball_in_path(np.array(me), at, np.zeros(2))
+    expected = float(np.linalg.norm(np.array(me) - at)) + 0.5
+    assert KK.kick_cost(fwd, me, face, (0.0, 0.0), 0.0) == pytest.approx(expected)
+
+
+def test_kickoff_direction_is_5_to_20_degrees_either_side():
+    rng = np.random.default_rng(4)
+    angles = [math.degrees(KK.kickoff_direction(rng)) for _ in range(200)]
+    assert all(5.0 <= abs(a) <= 20.0 for a in angles)
+    assert min(angles) < 0 < max(angles)
+
+
+def test_parse_errors_name_file_and_line(tmp_path):
+    cases = {
+        "DIRECTION 0\n": "bad.kick:1: the file must start with 'KICK <name>'",
+        "KICK a\nDIRECTION left\n": "bad.kick:2: expected 'DIRECTION <rad>'",
+        "KICK a\n\n# c\nBALL 0.1\n": "bad.kick:4: expected 'BALL",
+        "KICK a\nKICKS 1\n": "bad.kick:2: unknown statement 'KICKS'",
+        "KICK a\nWAYPOINT 0.5 0 0 0 0 0 0\nWAYPOINT 0.4 0 0 0 0 0 0\n": "bad.kick:3: waypoint times u must increase",
+        "KICK a\nWAYPOINT 0.5 0 0 0 0 0 0 TANGENT 1 2\n": "bad.kick:2: expected 'WAYPOINT",
+    }
+    for text, message in cases.items():
+        with pytest.raises(KK.KickError) as e:
+            KK.parse_kick(text, "bad.kick")
+        assert str(e.value).startswith(message), (text, str(e.value))
+    with pytest.raises(KK.KickError, match="bad.kick: kick a lacks"):
+        KK.parse_kick("KICK a\nDIRECTION 0\n", "bad.kick")
+    p = tmp_path / "broken.kick"
+    p.write_text(KICK_TEXT.replace("DURATION 0.3", "DURATION 0.3 s"))
+    with pytest.raises(KK.KickError, match=re.escape(f"{p}:6: expected 'DURATION <s>'")):
+        KK.load_kicks(tmp_path)
+
+
+def test_parameters_round_trip_and_named_sets(tmp_path):
+    k = KK.parse_kick(KICK_TEXT, "probe.kick")
+    params = KK.parameter_vector(k)
+    names = [p.name for p in params]
+    assert len(names) == len(set(names)) == 6 + 6 * len(k.waypoints)
+    assert all(p.lo <= p.value <= p.hi for p in params)
+    assert KK.with_parameters(k, {p.name: p.value for p in params}) == k
+    moved = KK.with_parameters(k, {"wp2.x": -0.12, "duration": 0.25, "ball.y": 0.05})
+    assert moved.waypoints[1].pos[0] == -0.12 and moved.duration == 0.25 and moved.ball[1] == 0.05
+    with pytest.raises(KK.KickError, match="unknown parameters wp9.x"):
+        KK.with_parameters(k, {"wp9.x": 0.0})
+    y = tmp_path / "kp.yaml"
+    y.write_text("sets:\n  a: {probe: {duration: 0.2, wp1.z: 0.05}}\n  b: {inherit: a, probe: {duration: 0.25}}\n")
+    assert KK.load_kick_parameters(y, "b") == {"probe": {"duration": 0.25, "wp1.z": 0.05}}
+    with pytest.raises(KK.KickError, match="no kick parameter set 'c'"):
+        KK.load_kick_parameters(y, "c")
+    kicks = KK.apply_parameter_set({k.name: k, k.mirrored().name: k.mirrored()}, KK.load_kick_parameters(y, "b"))
+    assert kicks["probe_L"].duration == 0.25 and kicks["probe_R"].waypoints[0].pos[2] == 0.05
+
+
+def test_tuned_kicks_load_and_reach_their_own_ball_position(kicks):
+    bases = {k.base for k in kicks.values()}
+    assert {"forward", "out45", "in45", "out90", "in90", "side", "back"} <= bases
+    for k in kicks.values():
+        assert KK.reachable_fraction(k, k.ball) > KK.REACH_FRACTION, k.name
+    long = KK.load_kick_set("long")                      # inherits tuned, a faster forward kick
+    assert long["forward_L"].duration < kicks["forward_L"].duration and long["side_L"] == kicks["side_L"]
+    assert long["forward_L"].waypoints[0].rpy == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.integration
+def test_forward_kick_in_the_simulation(kicks):
+    """A standing robot behind the ball: the tuned forward kick sends it well forward, and the robot stays up."""
+    from villa_sim.inprocess import InProcessNao
+
+    for name in ("forward_L", "forward_R"):
+        k = kicks[name]
+        nao = InProcessNao(x=-3.0, y=0.0, theta=0.0)
+        still = KK.stand_joints()
+        for _ in range(40):
+            nao.command(still)
+            nao.step()
+        p, yaw, _ = nao.torso_pose()
+        KK.place_ball(nao, p[0] + k.ball[0], p[1] + k.ball[1])
+        r = KK.run_kick(nao, k, roll_time=4.0)
+        assert r.started, r.reason
+        assert not r.fell and r.lowest_up > 0.8
+        assert r.ball_end[0] - r.ball_start[0] > 2.0, f"{name}: ball moved {r.distance:.2f} m"
+        assert abs(math.degrees(r.heading)) < 20.0, f"{name}: heading {math.degrees(r.heading):.1f} deg"

@@ -1,0 +1,89 @@
+"""§12.7 when to kick, §13.1.1 kick choice and the §11.2.1 kick-off long kick in the decision layer."""
+
+import math
+
+import numpy as np
+import pytest
+
+from villa_motion import kick as KK
+from villa_strategy import decision as D
+
+
+def _player(**kw):
+    return D.TeamPlayer(2, D.StrategyParams(team_size=2, seed=3, **kw))
+
+
+def _view(me, ball, opponents=()):
+    return D.WorldView(pose=me, ball=ball, teammates={1: (-14.0, 0.0)}, opponents=list(opponents))
+
+
+def test_kick_when_an_opponent_approaches_and_dribble_otherwise():
+    p = _player()
+    ball = (0.0, 0.0)
+    # no opponent near: dribble (walk, no kick skill)
+    d = p.decide(_view((-1.0, 0.0, 0.0), ball), D.PLAY_ON, 1.0, True)
+    assert d.skill is None and d.walk is not None
+    # an opponent 2.5 m ahead of the ball (within 3.5 m and 45 degrees): approach the cheapest kick's stand-at point
+    opp = [(2.5, 0.3)]
+    d = p.decide(_view((-1.0, 0.0, 0.0), ball, opp), D.PLAY_ON, 1.1, True)
+    kick, at, face, _ = KK.choose_kick(p.kicks, (-1.0, 0.0), 0.0, ball, math.atan2(0.0 - 0.0, 15.0))
+    assert d.skill is None and d.walk is not None and d.target == pytest.approx(tuple(at))
+    assert d.walk.x > 0
+    # standing at that point, facing its heading: request that kick with the ball in the robot frame
+    d = p.decide(_view((at[0], at[1], face), ball, opp), D.PLAY_ON, 3.0, True)
+    assert d.skill == f"kick_{kick.name}" and d.walk is None
+    c, s = math.cos(face), math.sin(face)
+    rel = (c * (ball[0] - at[0]) + s * (ball[1] - at[1]), -s * (ball[0] - at[0]) + c * (ball[1] - at[1]))
+    assert (d.skill_params["ball_x"], d.skill_params["ball_y"]) == pytest.approx(rel)
+    assert rel == pytest.approx(kick.ball)
+    # an opponent within 1 m of the ball: abort the kick, dribble
+    d = p.decide(_view((at[0], at[1], face), ball, [(0.8, 0.0)]), D.PLAY_ON, 3.1, True)
+    assert d.skill is None
+
+
+def test_kick_choice_follows_the_cost_for_a_ball_to_the_side():
+    p = _player()
+    # the goal is straight ahead of the ball; we stand to the ball's right, facing +y (90 degrees turned): a kick
+    # whose direction is -90 degrees in the robot frame needs no turn, and wins on the §13.1.1 cost
+    ball = (5.0, 0.0)
+    opp = [(7.5, 0.2)]
+    kick, at, face, cost = KK.choose_kick(p.kicks, (5.0, -0.3), math.pi / 2, ball, math.atan2(-ball[1], 15 - ball[0]))
+    assert kick.direction == pytest.approx(-math.pi / 2, abs=1e-6)
+    d = p.decide(_view((5.0, -0.3, math.pi / 2), ball, opp), D.PLAY_ON, 1.0, True)
+    assert d.target == pytest.approx(tuple(at))
+
+
+def test_gives_up_lining_up_after_15_s():
+    p = _player()
+    opp = [(2.5, 0.3)]
+    far = (-3.0, 2.0, 0.0)
+    d = p.decide(_view(far, (0.0, 0.0), opp), D.PLAY_ON, 10.0, True)
+    assert d.walk is not None and d.walk.parameter_set == "positioning"     # approaching the kick's point
+    kicking_target = d.target
+    d = p.decide(_view(far, (0.0, 0.0), opp), D.PLAY_ON, 26.0, True)       # 16 s later: dribble instead
+    assert d.skill is None and d.target != pytest.approx(kicking_target)
+
+
+def test_kickoff_uses_the_long_kick_5_to_20_degrees_off_straight():
+    angles = []
+    for seed in range(12):
+        p = D.TeamPlayer(2, D.StrategyParams(team_size=2, seed=seed))
+        d = p.decide(_view((-0.5, 0.0, 0.0), (0.0, 0.0)), D.KICK_OFF_OWN, 0.0, True)
+        assert p._kick_name in ("forward_L", "forward_R")
+        kick = p.kicks[p._kick_name]
+        direction = p._kickoff_dir
+        at, face = KK.approach_pose(kick, (0.0, 0.0), direction)
+        assert d.target == pytest.approx(tuple(at))
+        angles.append(math.degrees(direction))
+        # the same kick-off keeps its angle
+        p.decide(_view((-0.4, 0.0, 0.0), (0.0, 0.0)), D.KICK_OFF_OWN, 0.02, True)
+        assert p._kickoff_dir == direction
+    assert all(5.0 <= abs(a) <= 20.0 for a in angles)
+    assert min(angles) < 0 < max(angles)
+
+
+def test_no_kicks_when_disabled():
+    p = _player(kicks=False)
+    d = p.decide(_view((-1.0, 0.0, 0.0), (0.0, 0.0), [(2.5, 0.3)]), D.PLAY_ON, 1.0, True)
+    assert d.skill is None and p.kicks == {}
+    np.testing.assert_allclose(d.target, (-0.25, 0.0), atol=1e-9)   # the dribble approach point behind the ball
