@@ -2,7 +2,10 @@
 """Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds (in-process villa
 simulation, vision noise irrelevant here: the course steers on the server's ground-truth pose).
 
-    source scripts/env.sh && python bench/motion_course.py [--robot-type 0] [--runs 3]
+    source scripts/env.sh && python bench/motion_course.py [--robot-type 0] [--runs 3] [--params FILE --set NAME]
+
+--params/--set evaluate another walk parameter set (e.g. one written by `villa optimize walk`); default: villa_motion's
+config/walk_params.yaml, set goToTarget.
 
 Course (Figure 4 kinds): long walks forward / backward / left / right, a curve, quick direction changes, stop-and-go,
 a spiral. Each segment is a command held for a time (MoveOptPhase / StopOptPhase of §10.4.2); the robot turns toward
@@ -38,9 +41,17 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
 ]
 
 
+PARAMS = {"file": None, "set": "goToTarget"}
+
+
+def walk_engine(rt: int) -> WalkEngine:
+    sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"))
+    return WalkEngine(sets, PARAMS["set"], robot_type=rt)
+
+
 def run_forward(rt: int, seed: int) -> tuple[float | None, bool]:
     nao = InProcessNao(x=-10.0, robot_type=rt, seed=seed, vision_noise=True)
-    w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "goToTarget", robot_type=rt)
+    w = walk_engine(rt)
     for _ in range(25):
         o = w.update(0.02, nao.joint_angles())
         nao.command(o.joints)
@@ -63,7 +74,7 @@ def run_forward(rt: int, seed: int) -> tuple[float | None, bool]:
 
 def run_course(rt: int, seed: int) -> int:
     nao = InProcessNao(x=-8.0, robot_type=rt, seed=seed)
-    w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "goToTarget", robot_type=rt)
+    w = walk_engine(rt)
     falls, down = 0, False
     for _name, secs, cmd in COURSE:
         t = 0.0
@@ -90,7 +101,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robot-type", type=int, default=0)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
+    ap.add_argument("--set", default="goToTarget", help="parameter set to walk with (default goToTarget)")
     args = ap.parse_args()
+    PARAMS.update(file=args.params, set=args.set)
+    try:
+        walk_engine(args.robot_type)
+    except ValueError as e:
+        ap.error(str(e))
     speeds, fwd_falls, course_falls = [], 0, []
     for seed in range(args.runs):
         v, fell = run_forward(args.robot_type, seed)
@@ -98,7 +116,7 @@ def main() -> None:
         if v is not None:
             speeds.append(v)
         course_falls.append(run_course(args.robot_type, seed))
-    print(f"robot type {args.robot_type}, {args.runs} runs")
+    print(f"robot type {args.robot_type}, {args.runs} runs, set {args.set} of {args.params or 'walk_params.yaml'}")
     print(f"  10 m forward: {np.mean(speeds) if speeds else float('nan'):.3f} m/s mean "
           f"({len(speeds)}/{args.runs} completed, {fwd_falls} falls)")
     print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "

@@ -27,6 +27,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
               "villa_bringup.match:add_arguments"),
     "record": ("villa_bringup.record:main", "record topics of a running team to an MCAP file (ROS 2 encoding)",
                "villa_bringup.record:add_arguments"),
+    "optimize": ("villa_optimize.cli:main", "optimize walk or kick parameters with CMA-ES on parallel villa sims",
+                 "villa_optimize.cli:add_arguments"),
 }
 
 

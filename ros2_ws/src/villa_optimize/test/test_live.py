@@ -1,0 +1,95 @@
+"""Live: an evaluation on a real `villa sim`, the command line, Ctrl-C leaves no simulator (integration)."""
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from villa_motion.params import load_parameter_sets
+from villa_nao.params import config_path
+from villa_optimize.tasks import get_task
+from villa_optimize.worlds import SimWorld
+
+pytestmark = pytest.mark.integration
+
+
+def test_go_to_target_on_villa_sim_with_the_shipped_set():
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    world = SimWorld()
+    try:
+        sim_pid = world.sim.proc.pid
+        r = world.run(get_task("goToTarget").truncated(4.0), sets)
+    finally:
+        world.close()
+    assert math.isfinite(r.fitness) and not r.fell
+    assert 4.5 <= r.sim_time <= 6.0
+    assert r.utilities[0][0] == "waypoint" and r.utilities[0][1] > 0.5      # walked toward the first target
+    assert not psutil.pid_exists(sim_pid) or psutil.Process(sim_pid).status() == psutil.STATUS_ZOMBIE
+
+
+def _villa(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "villa_bringup.cli", "optimize", *args], capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def test_command_line_errors(tmp_path):
+    r = _villa("walk", "--task", "nope", "--out", str(tmp_path))
+    assert r.returncode == 2 and "unknown walk task 'nope'" in r.stderr
+    r = _villa("walk", "--popsize", "x", "--out", str(tmp_path))
+    assert r.returncode == 2 and "--popsize" in r.stderr
+    r = _villa("walk", "--resume", "--out", str(tmp_path / "none"))
+    assert r.returncode == 2 and "no saved run" in r.stderr
+    r = _villa()
+    assert r.returncode == 2
+
+
+def _alive(procs):
+    return [p.pid for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_ctrl_c_stops_workers_and_their_sims_and_keeps_results(tmp_path):
+    out = tmp_path / "run"
+    p = subprocess.Popen([sys.executable, "-m", "villa_bringup.cli", "optimize", "walk", "--generations", "50",
+                          "--popsize", "2", "--workers", "2", "--time-limit", "2", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "history.jsonl").exists():            # at least one generation done
+            assert p.poll() is None and time.monotonic() < deadline, p.stdout.read() if p.poll() is not None else ""
+            time.sleep(0.2)
+        kids = psutil.Process(p.pid).children(recursive=True)
+        sims = [k for k in kids if "villa_sim" in " ".join(k.cmdline())]
+        assert len(sims) == 2
+        os.killpg(p.pid, signal.SIGINT)                         # what Ctrl-C in a terminal does
+        text, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, text
+    assert "interrupted" in text and "--resume" in text
+    time.sleep(0.5)
+    assert _alive(kids) == []
+    assert (out / "state.pkl").exists() and (out / "walk_params.yaml").exists()
+    load_parameter_sets(out / "walk_params.yaml")
+
+
+def test_kick_task_evaluates_one_approach_in_process():
+    from pathlib import Path
+
+    from villa_optimize.kick_objective import KickObjective
+
+    o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), backend="inprocess", attempts=1)
+    ev = o.make_evaluator(0)
+    try:
+        f, info = ev.evaluate(o.x0())
+    finally:
+        ev.close()
+    assert len(info["attempts"]) == 1
+    a = info["attempts"][0]
+    assert a["outcome"] in ("kicked", "fell", "ran_into_ball", "timeout")
+    assert f == pytest.approx(a["score"]) and (a["outcome"] == "kicked" or f == -1.0)

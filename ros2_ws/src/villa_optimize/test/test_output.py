@@ -1,0 +1,63 @@
+"""The learned set is written as a named walk parameter set that villa_motion loads by name."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from villa_motion.params import load_parameter_sets
+from villa_nao.params import config_path
+from villa_optimize.space import Space
+from villa_optimize.walk_objective import WalkObjective
+
+
+def _objective(tmp_path, set_name="goToTarget_opt"):
+    return WalkObjective("goToTarget", Space.from_yaml(config_path("villa_optimize", "walk_space.yaml")),
+                         Path(config_path("villa_motion", "walk_params.yaml")), "goToTarget", set_name,
+                         tmp_path / "out" / "walk.yaml", backend="inprocess")
+
+
+def test_space_round_trip_and_bounds():
+    s = Space.from_bounds({"a": (0.0, 2.0), "b": (-1.0, 1.0)})
+    assert s.normalize({"a": 1.0, "b": 0.5}) == pytest.approx([0.5, 0.75])
+    assert s.denormalize([0.5, 0.75]) == pytest.approx({"a": 1.0, "b": 0.5})
+    assert s.denormalize([2.0, -1.0]) == pytest.approx({"a": 2.0, "b": -1.0})       # clipped to the box
+    with pytest.raises(ValueError, match="lower < upper"):
+        Space.from_bounds({"a": (1.0, 1.0)})
+
+
+def test_start_point_is_the_shipped_set(tmp_path):
+    o = _objective(tmp_path)
+    shipped = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))["goToTarget"]
+    x0 = o.x0()
+    assert x0.shape == (12,) and np.all((x0 > 0) & (x0 < 1))
+    back = o.space.denormalize(x0)
+    for k, v in back.items():
+        assert v == pytest.approx(getattr(shipped, k))
+
+
+def test_written_set_loads_by_name_with_the_other_sets(tmp_path):
+    o = _objective(tmp_path)
+    x = np.full(12, 0.5)
+    paths = o.write_best(x, 4.2, {"fell": False}, tmp_path)
+    sets = load_parameter_sets(paths[0])
+    assert {"goToTarget", "sprint", "positioning", "goToTarget_opt"} <= set(sets)
+    learned = sets["goToTarget_opt"]
+    for name, lo, hi in zip(o.space.names, o.space.lower, o.space.upper, strict=True):
+        assert getattr(learned, name) == pytest.approx((lo + hi) / 2, abs=1e-5)
+    shipped = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    assert sets["goToTarget"] == shipped["goToTarget"]          # the other sets are untouched
+    assert "fitness 4.2000" in paths[0].read_text().splitlines()[1]
+    # the task's optimized set replaced in the candidate's parameter sets, others unchanged
+    cand = o.parameter_sets(x)
+    assert cand["goToTarget"].max_step_x == pytest.approx(0.10)
+    assert yaml.safe_load(paths[1].read_text())["set_name"] == "goToTarget_opt"
+
+
+def test_replacing_the_set_keeps_inheritance(tmp_path):
+    o = _objective(tmp_path, set_name="goToTarget")
+    path = o.write_best(np.full(12, 0.25), 1.0, {}, tmp_path)[0]
+    sets = load_parameter_sets(path)
+    assert sets["sprint"] == sets["goToTarget"]                 # sprint inherits the learned goToTarget
+    assert sets["positioning"].max_step_x == pytest.approx(0.08)

@@ -1,0 +1,124 @@
+"""OptPhases (§10.4.2) and the §10.3 rewards on synthetic trajectories, with hand-computed values."""
+
+import math
+
+import pytest
+
+from villa_optimize.phases import (
+    FALL,
+    DribbleOptPhase,
+    MoveOptPhase,
+    Sample,
+    StopOptPhase,
+    WaypointOptPhase,
+    normalized_walk,
+    turn_input,
+)
+from villa_optimize.tasks import Episode, Observation, Task, get_task
+
+
+def feed(phase, samples):
+    phase.start(samples[0])
+    over = False
+    for s in samples[1:]:
+        over = phase.observe(s)
+        if over:
+            break
+    return over
+
+
+def line(t0, t1, x0, x1, y=0.0, n=11):
+    return [Sample(t0 + (t1 - t0) * i / (n - 1), x0 + (x1 - x0) * i / (n - 1), y, 0.0) for i in range(n)]
+
+
+def test_waypoint_not_reached_rewards_distance_toward_target():
+    p = WaypointOptPhase((3.0, 0.0), duration=4.0)
+    assert feed(p, line(0.0, 4.0, 0.0, 2.0))          # over at the maximum duration
+    assert p.t_taken is None
+    assert p.utility() == pytest.approx(2.0)           # d_target = 3 - 1
+
+
+def test_waypoint_reached_extrapolates_over_the_whole_phase():
+    p = WaypointOptPhase((2.0, 0.0), duration=4.0, reach=0.15)
+    assert feed(p, line(0.0, 2.0, 0.0, 2.0, n=21))     # 1 m/s: within 0.15 m at t = 1.9 s (x = 1.9)
+    assert p.completed
+    # d_target = 2 - 0.1 = 1.9 m in t_taken = 1.9 s of t_total = 4 s: 1.9 * 4 / 1.9
+    assert p.t_taken == pytest.approx(1.9)
+    assert p.utility() == pytest.approx(4.0)
+
+
+def test_stop_phase_punishes_path_length_and_falls():
+    p = StopOptPhase(1.0)
+    samples = [Sample(0.0, 0, 0, 0), Sample(0.5, 0.3, 0.4, 0), Sample(1.0, 0.3, 0.0, 0)]
+    feed(p, samples)
+    assert p.utility() == pytest.approx(-(0.5 + 0.4))
+    p.fall()
+    assert p.utility() == pytest.approx(-0.9 - FALL)
+
+
+def test_move_phase_projects_on_the_commanded_direction():
+    p = MoveOptPhase((0.0, 1.0, 0.0), 2.0)              # sideways to the left
+    p.command(Sample(0, 0, 0, 0), 0.6, 0.3)
+    feed(p, [Sample(0.0, 0.0, 0.0, math.pi / 2), Sample(2.0, -1.0, 0.5, math.pi / 2)])
+    # facing +y, left is -x: moved 1 m along -x
+    assert p.utility() == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        MoveOptPhase((0.0, 0.0, 1.0), 1.0)
+    with pytest.raises(ValueError):
+        StopOptPhase(0.0)
+
+
+def test_dribble_phase_rewards_ball_progress_toward_goal():
+    p = DribbleOptPhase((10.0, 0.0), 30.0)
+    p.start(Sample(0.0, 0.0, 0.0, 0.0, (1.0, 0.0)))
+    p.observe(Sample(1.0, 0.5, 0.0, 0.0, (1.5, 0.0)))
+    p.observe(Sample(2.0, 1.0, 0.0, 0.0, (2.0, 0.0)))
+    assert p.utility() == pytest.approx(1.0)
+    assert p.observe(Sample(2.1, 1.0, 0.0, 0.0, (8.0, 0.0)))   # the referee moved the ball: phase over
+    assert p.utility() == pytest.approx(1.0)
+
+
+def test_walk_inputs_of_section_10_4_1():
+    assert normalized_walk(0.0, 0.6, 0.3) == pytest.approx((1.0, 0.0))
+    assert normalized_walk(math.pi / 2, 0.6, 0.3) == pytest.approx((0.0, 1.0), abs=1e-9)
+    x, y = normalized_walk(math.pi / 4, 0.6, 0.3)        # equal distances: y saturates (slower sideways)
+    assert (x, y) == pytest.approx((0.5, 1.0))
+    assert turn_input(math.pi / 2) == pytest.approx(0.5)
+    assert turn_input(-4.0) == -1.0
+
+
+def _episode_with_trajectory(fall_at: float | None, n_phases: int = 3):
+    """An Episode of a synthetic task fed a synthetic trajectory: walk +x at 0.5 m/s, fall at `fall_at` s."""
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+
+    task = Task("synthetic", lambda: [WaypointOptPhase((5.0 * (i + 1), 0.0), 2.0) for i in range(n_phases)],
+                (-5.0, 0.0, 0.0), "goToTarget", settle=0.2)
+    ep = Episode(task, load_parameter_sets(config_path("villa_motion", "walk_params.yaml")))
+    t = 0.0
+    while not ep.done:
+        fallen = fall_at is not None and t >= 0.2 + fall_at
+        x = -5.0 + 0.5 * max(0.0, t - 0.2)
+        ep.step(Observation(t, x, 0.0, 0.0, 0.0 if fallen else 1.0, {}))
+        t += 0.02
+        assert t < 20
+    return ep.result()
+
+
+def test_fall_penalty_ordering():
+    none = _episode_with_trajectory(None)
+    late = _episode_with_trajectory(5.0)
+    early = _episode_with_trajectory(1.0)
+    assert not none.fell and late.fell and early.fell
+    assert none.fitness == pytest.approx(3.0, abs=0.05)        # 3 phases x 2 s x 0.5 m/s
+    assert none.fitness > late.fitness > early.fitness
+    # early: phase 1 ~0.5 m - 5, phases 2 and 3 not started: -5 each
+    assert early.fitness == pytest.approx(0.5 - 3 * FALL, abs=0.05)
+    assert early.fall_time == pytest.approx(1.0, abs=0.03)
+
+
+def test_tasks_registry():
+    assert get_task("goToTarget").duration() == pytest.approx(33.5)
+    with pytest.raises(ValueError, match="unknown walk task"):
+        get_task("nope")
+    assert get_task("goToTarget").truncated(4.0).duration() == pytest.approx(5.0)

@@ -1,0 +1,159 @@
+"""`villa optimize`: CMA-ES on walk (and kick) parameters, candidates evaluated in parallel (UT Austin Villa 2011
+report §10.3, §13.2).
+
+    villa optimize walk --task goToTarget --generations 20 --popsize 12 --workers 2 --out runs/g2t
+    villa optimize walk ... --resume          # continue an interrupted run from its last generation
+
+Every worker runs its own headless `villa sim` (sync, no real-time) on free ports, or with `--backend inprocess` the
+same simulation in process (faster, no sockets). The best parameter set so far is written after every generation
+to --params-out (default <out>/walk_params.yaml) under --set-name, with the start file's other sets, ready for the
+motion node's `walk_parameter_sets` parameter. See docs/optimize.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _int_at_least(lo: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
+        return v
+    return parse
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (v > 0 and v < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--generations", type=_int_at_least(1), default=20,
+                   help="total CMA-ES generations (with --resume: including those already run; default 20)")
+    p.add_argument("--popsize", type=_int_at_least(2), default=12, help="candidates per generation (default 12)")
+    p.add_argument("--workers", type=_int_at_least(1), default=2,
+                   help="worker processes, each with its own simulator (default 2)")
+    p.add_argument("--out", type=Path, required=True, help="run directory: state, history, best candidate")
+    p.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    p.add_argument("--seed", type=_int_at_least(1), default=1, help="CMA-ES random seed (default 1)")
+    p.add_argument("--sigma", type=_positive_float, default=0.08,
+                   help="initial step size as a fraction of each parameter's range (default 0.08)")
+    p.add_argument("--backend", choices=("sim", "inprocess"), default="sim",
+                   help="sim: a headless `villa sim` per worker (default); inprocess: the same simulation stepped "
+                        "in the worker (about 3x faster)")
+    p.add_argument("--robot-type", type=int, choices=range(5), default=0, help="SimSpark robot type 0..4")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="target", metavar="<walk|kick>")
+    w = sub.add_parser("walk", help="optimize a walk parameter set on a §10.3 task",
+                       description="Optimize a walk parameter set with CMA-ES on a §10.3 task.")
+    from villa_optimize.tasks import TASKS
+
+    w.add_argument("--task", default="goToTarget", help=f"one of {', '.join(TASKS)} (default goToTarget)")
+    _common(w)
+    w.add_argument("--start-params", type=Path, default=None,
+                   help="walk parameter sets to start from (default villa_motion's config/walk_params.yaml)")
+    w.add_argument("--start-set", default=None, help="set whose values CMA-ES starts from (default: the task's set, "
+                                                      "goToTarget when the file has none of that name)")
+    w.add_argument("--set-name", default=None, help="name of the learned set in the output (default: the task's)")
+    w.add_argument("--params-out", type=Path, default=None,
+                   help="YAML the learned set is written to (default <out>/walk_params.yaml)")
+    w.add_argument("--space", type=Path, default=None,
+                   help="parameters and bounds (default villa_optimize's config/walk_space.yaml)")
+    w.add_argument("--time-limit", type=_positive_float, default=None,
+                   help="stop each evaluation after this many simulated seconds of the task (default: whole task)")
+    try:
+        from villa_optimize.kick_objective import add_kick_arguments
+    except ImportError:       # the kick task needs villa_motion.kick (issue #10's kick engine)
+        return
+    add_kick_arguments(sub, _common)
+
+
+def _walk_objective(args):
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+    from villa_optimize.space import Space
+    from villa_optimize.tasks import get_task
+    from villa_optimize.walk_objective import WalkObjective
+
+    task = get_task(args.task)
+    base = args.start_params or config_path("villa_motion", "walk_params.yaml")
+    sets = load_parameter_sets(base)
+    start = args.start_set or (task.optimized_set if task.optimized_set in sets else "goToTarget")
+    space = Space.from_yaml(args.space or config_path("villa_optimize", "walk_space.yaml"))
+    return WalkObjective(task_name=args.task, space=space, base_file=Path(base), start_set=start,
+                         set_name=args.set_name or task.optimized_set,
+                         params_out=args.params_out or args.out / "walk_params.yaml", backend=args.backend,
+                         robot_type=args.robot_type, time_limit=args.time_limit)
+
+
+def main(args: argparse.Namespace | None = None) -> int:
+    if args is None:
+        parser = argparse.ArgumentParser(prog="villa optimize", description=__doc__)
+        add_arguments(parser)
+        args = parser.parse_args()
+    if not getattr(args, "target", None):
+        print("villa optimize: say what to optimize: `villa optimize walk --help`"
+              + (" or `villa optimize kick --help`" if _kick_available() else ""), file=sys.stderr)
+        return 2
+    from villa_optimize.runner import RunConfig, run
+
+    try:
+        if args.target == "walk":
+            objective = _walk_objective(args)
+        else:
+            from villa_optimize.kick_objective import kick_objective
+
+            objective = kick_objective(args)
+        cfg = RunConfig(out_dir=args.out, generations=args.generations, popsize=args.popsize, workers=args.workers,
+                        sigma0=args.sigma, seed=args.seed, resume=args.resume).validate()
+        if args.workers > (os.cpu_count() or 1):
+            print(f"villa optimize: note: {args.workers} workers on {os.cpu_count()} cores", file=sys.stderr)
+        x0 = objective.x0()
+    except ValueError as e:
+        print(f"villa optimize: {e}", file=sys.stderr)
+        return 2
+    try:
+        st = run(objective, x0, cfg, live=True)
+    except ValueError as e:
+        print(f"villa optimize: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"villa optimize: stopped: {e}\n  results so far are in {args.out} (continue with --resume)",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"villa optimize: interrupted; every finished generation is saved in {args.out} "
+              f"(continue with --resume)", file=sys.stderr)
+        return 130
+    where = getattr(objective, "params_out", None)
+    print(f"done: {st.generation} generations, {st.evaluations} evaluations, best fitness {st.best_fitness:.4f} "
+          f"(generation {st.best_generation}), {st.evals_per_hour:.0f} evaluations/hour"
+          + (f"; best set {objective.set_name!r} in {where}" if where else ""))
+    return 0
+
+
+def _kick_available() -> bool:
+    try:
+        import villa_optimize.kick_objective  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The searched parameters: names and bounds from YAML, normalization to CMA-ES's [0, 1] box, and the learned set
+written back as a named walk parameter set (villa_motion/config/walk_params.yaml format, §10.3 / §10.4.1)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+
+@dataclass(frozen=True)
+class Space:
+    names: tuple[str, ...]
+    lower: np.ndarray
+    upper: np.ndarray
+
+    @classmethod
+    def from_bounds(cls, bounds: Mapping[str, tuple[float, float]]) -> Space:
+        if not bounds:
+            raise ValueError("the search space needs at least one parameter")
+        names, lo, hi = [], [], []
+        for name, b in bounds.items():
+            try:
+                a, c = (float(v) for v in b)
+            except (TypeError, ValueError):
+                raise ValueError(f"parameter {name}: bounds must be [lower, upper], got {b!r}") from None
+            if not (math.isfinite(a) and math.isfinite(c) and a < c):
+                raise ValueError(f"parameter {name}: need finite lower < upper, got [{a}, {c}]")
+            names.append(str(name))
+            lo.append(a)
+            hi.append(c)
+        return cls(tuple(names), np.array(lo), np.array(hi))
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Space:
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text())
+        except OSError as e:
+            raise ValueError(f"{path}: cannot read the search space: {e.strerror}") from None
+        except yaml.YAMLError as e:
+            raise ValueError(f"{path}: not valid YAML: {e}") from None
+        params = data.get("parameters") if isinstance(data, dict) else None
+        if not isinstance(params, dict):
+            raise ValueError(f"{path}: expected 'parameters: {{name: [lower, upper]}}'")
+        try:
+            return cls.from_bounds(params)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+
+    @property
+    def dim(self) -> int:
+        return len(self.names)
+
+    def normalize(self, values: Mapping[str, float]) -> np.ndarray:
+        v = np.array([float(values[n]) for n in self.names])
+        return np.clip((v - self.lower) / (self.upper - self.lower), 0.0, 1.0)
+
+    def denormalize(self, x) -> dict[str, float]:
+        x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
+        if x.shape != (self.dim,):
+            raise ValueError(f"expected {self.dim} normalized values, got shape {x.shape}")
+        return {n: float(v) for n, v in zip(self.names, self.lower + x * (self.upper - self.lower), strict=True)}
+
+
+def write_parameter_set(out: str | Path, base_file: str | Path, set_name: str, params, header: str = "") -> Path:
+    """Write `out`: every set of `base_file` as written there (`inherit` kept) plus `set_name` = `params` (a
+    villa_motion WalkParams; fields at their defaults are left out), replacing a set of that name. The file loads
+    with villa_motion.params.load_parameter_sets and can be given to the motion node as `walk_parameter_sets`."""
+    from villa_motion.params import load_parameter_sets
+
+    base_file, out = Path(base_file), Path(out)
+    raw = yaml.safe_load(base_file.read_text())["sets"]
+    defaults = type(params)()
+    values = {k: round(float(v), 5) for k, v in params.__dict__.items() if v != getattr(defaults, k)}
+    sets = dict(raw)
+    sets[set_name] = values
+    text = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
+    body = yaml.safe_dump({"sets": sets}, sort_keys=False, default_flow_style=None, width=118)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text + body)
+    tmp.replace(out)
+    load_parameter_sets(out)          # what we write must load
+    return out

@@ -1,0 +1,239 @@
+"""Walk optimization tasks built from OptPhases and run as episodes: UT Austin Villa 2011 report §10.3, §10.4.2.
+
+- goToTarget (§10.3.2): a course of targets and stop targets covering Figure 4's kinds (long walks forward /
+  backward / left / right, quick direction changes, weaving at 45°, a noisy target, stop and go), one active at a
+  time for its own duration; fitness = sum of reward_target and reward_stop.
+- sprint (§10.3.2): the same course with goToTarget fixed; the optimized sprint set is used whenever the robot
+  faces within 15° of its target (and it is over 1 m away), so the two sets are learned compatible.
+- driveBallToGoal (§10.3.1): drive the ball toward the opponent goal for 30 s; fitness = distance the ball travels
+  toward the goal (minus Fall if the robot fell).
+
+An Episode runs one task on one robot: it turns ground-truth observations into course-frame samples, feeds the
+phases, drives villa_motion's WalkEngine with their commands and returns the joint targets for the cycle.
+Deviation from §10.4.2: the optimization agent has no get-up, so a fall ends the episode; the phase in which the
+robot fell scores its reward - Fall and every phase not started scores -Fall (the later the fall, the less bad).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from villa_motion.walk import WalkEngine, WalkParams
+from villa_optimize.phases import (
+    FALL,
+    DribbleOptPhase,
+    OptPhase,
+    Sample,
+    StopOptPhase,
+    WaypointOptPhase,
+    wrap,
+)
+
+FIELD_GOAL_X = 15.0          # opponent goal line (SimSpark field, 30 m long), global frame
+UPRIGHT_FALLEN = 0.5         # z of the torso's up axis below which the robot counts as fallen (as bench/motion_course)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One cycle of ground truth and joint readings (global field frame, NAOqi joint names)."""
+
+    t: float
+    x: float
+    y: float
+    yaw: float
+    upright: float
+    joints: dict[str, float]
+    ball: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    make_phases: Callable[[], list[OptPhase]]
+    start: tuple[float, float, float]                 # robot pose on the field (x, y, theta), global frame
+    optimized_set: str                                # the walk parameter set the candidate fills
+    base_set: str = "goToTarget"                      # the set the walk uses outside the sprint rule
+    ball: tuple[float, float] | None = None           # ball position, global frame (None: ball out of the way)
+    sprint_rule: bool = False                         # use optimized_set when facing within 15° of the target
+    settle: float = 1.0                               # s standing after placement before the first phase
+    time_limit: float | None = None                   # s of phases, None = the phases' full durations
+
+    def duration(self) -> float:
+        total = sum(p.duration for p in self.make_phases())
+        return self.settle + (total if self.time_limit is None else min(total, self.time_limit))
+
+    def truncated(self, seconds: float) -> Task:
+        """The same task stopped after `seconds` of phases (a short evaluation)."""
+        return Task(**{**self.__dict__, "time_limit": float(seconds)})
+
+
+def go_to_target_phases() -> list[OptPhase]:
+    """§10.3.2 Figure 4 kinds in the course frame (start at the origin facing +x)."""
+    return [
+        WaypointOptPhase((3.0, 0.0), 6.0),                 # long walk forward
+        StopOptPhase(1.0),                                 # stop
+        WaypointOptPhase((1.5, 0.0), 4.0, face=0.0),       # long walk backward
+        WaypointOptPhase((1.5, 1.2), 3.5, face=0.0),       # walk left
+        WaypointOptPhase((1.5, -0.6), 3.5, face=0.0),      # switch to walking right
+        StopOptPhase(1.0),                                 # stop and go
+        WaypointOptPhase((3.0, 1.0), 3.0),                 # quick direction change
+        WaypointOptPhase((4.0, 0.0), 2.0),                 # weave at 45°
+        WaypointOptPhase((5.0, 1.0), 2.0),                 # ... and back
+        WaypointOptPhase((3.5, 2.0), 1.0),                 # a target that changes quickly (noisy target)
+        WaypointOptPhase((6.0, -1.0), 4.0),                # extreme change of direction
+        StopOptPhase(1.5),                                 # quick movement combined with stopping
+    ]
+
+
+def drive_ball_phases() -> list[OptPhase]:
+    start_x = -6.0
+    return [DribbleOptPhase((FIELD_GOAL_X - start_x, 0.0), 30.0)]
+
+
+TASKS: dict[str, Task] = {
+    "goToTarget": Task("goToTarget", go_to_target_phases, (-5.0, 0.0, 0.0), "goToTarget"),
+    "sprint": Task("sprint", go_to_target_phases, (-5.0, 0.0, 0.0), "sprint", sprint_rule=True),
+    "driveBallToGoal": Task("driveBallToGoal", drive_ball_phases, (-6.0, 0.0, 0.0), "driveBallToGoal",
+                            ball=(-5.6, 0.0)),
+}
+
+
+def get_task(name: str) -> Task:
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise ValueError(f"unknown walk task {name!r}; known: {', '.join(TASKS)}") from None
+
+
+@dataclass
+class EpisodeResult:
+    fitness: float
+    fell: bool
+    fall_time: float | None                           # s after the first phase started
+    utilities: list[tuple[str, float]] = field(default_factory=list)
+    sim_time: float = 0.0                             # s simulated, settling included
+    completed: int = 0                                # phases whose action finished early (targets reached)
+
+    def summary(self) -> dict:
+        return {"fitness": self.fitness, "fell": self.fell, "fall_time": self.fall_time, "sim_time": self.sim_time,
+                "completed": self.completed, "utilities": [[k, round(u, 4)] for k, u in self.utilities]}
+
+
+class Episode:
+    """One evaluation of a task: call `step` once per 20 ms cycle with the observation, send back its joints."""
+
+    CYCLE = 0.02
+
+    def __init__(self, task: Task, parameter_sets: dict[str, WalkParams], robot_type: int = 0) -> None:
+        self.task = task
+        initial = task.base_set if task.base_set in parameter_sets else task.optimized_set
+        self.walk = WalkEngine(parameter_sets, initial, robot_type=robot_type)
+        self.phases = task.make_phases()
+        self.index = -1                # -1 while settling
+        self.t_first: float | None = None
+        self.t_phases: float | None = None
+        self.t_last = 0.0
+        self.fell = False
+        self.fall_time: float | None = None
+        self.done = False
+        self.ball0 = task.ball
+
+    # --- frames --------------------------------------------------------------------------------------------
+    def to_course(self, o: Observation) -> Sample:
+        sx, sy, st = self.task.start
+        c, s = math.cos(st), math.sin(st)
+        dx, dy = o.x - sx, o.y - sy
+        ball = None
+        if o.ball is not None:
+            bx, by = o.ball[0] - sx, o.ball[1] - sy
+            ball = (c * bx + s * by, -s * bx + c * by)
+        return Sample(o.t, c * dx + s * dy, -s * dx + c * dy, wrap(o.yaw - st), ball)
+
+    # --- the cycle -------------------------------------------------------------------------------------------
+    def step(self, o: Observation) -> dict[str, float]:
+        if self.t_first is None:
+            self.t_first = o.t
+        self.t_last = o.t
+        if not self.done:
+            self._advance(o)
+        out = self.walk.update(self.CYCLE, o.joints)
+        return out.joints
+
+    def _advance(self, o: Observation) -> None:
+        s = self.to_course(o)
+        fallen = o.upright < UPRIGHT_FALLEN
+        if self.index < 0:                                   # settling: stand after placement
+            self.walk.command_stand()
+            if fallen:
+                self._fall(o.t)
+                return
+            if o.t - self.t_first < self.task.settle - 1e-9:
+                return
+            self.t_phases = o.t
+            self._next(s)
+            if self.done:
+                return
+        phase = self.phases[self.index]
+        if fallen:
+            self._fall(o.t)
+            return
+        over = phase.observe(s)
+        limit = self.task.time_limit
+        if limit is not None and o.t - self.t_phases >= limit - 1e-9:
+            self.done = True
+            return
+        if over:
+            self._next(s)
+            if self.done:
+                return
+            phase = self.phases[self.index]
+        self._command(phase, s)
+
+    def _next(self, s: Sample) -> None:
+        self.index += 1
+        if self.index >= len(self.phases):
+            self.done = True
+            self.walk.command_stand()
+            return
+        self.phases[self.index].start(s)
+
+    def _command(self, phase: OptPhase, s: Sample) -> None:
+        max_x, max_y, _ = self.walk.max_speed()
+        cmd = phase.command(s, max_x, max_y)
+        if cmd.stand:
+            self.walk.command_stand()
+            return
+        name = self.task.base_set
+        if self.task.sprint_rule:
+            if abs(cmd.bearing) < math.radians(15) and cmd.distance > 1.0:     # §10.3.2 sprint set rule
+                name = self.task.optimized_set
+        elif self.task.optimized_set in self.walk.sets:
+            name = self.task.optimized_set
+        self.walk.command_normalized(cmd.x, cmd.y, cmd.theta, name)
+
+    def _fall(self, t: float) -> None:
+        self.fell = True
+        self.fall_time = t - (self.t_phases if self.t_phases is not None else t)
+        if self.index < 0:
+            self.index = 0
+            self.phases[0].start(Sample(t, 0.0, 0.0, 0.0, self.ball0))
+        self.phases[self.index].fall()
+        self.done = True
+
+    def timed_out(self) -> bool:
+        """True when more simulated time passed than the task can take (a guard for the worlds' loops)."""
+        return self.t_first is not None and self.t_last - self.t_first > self.task.duration() + 2.0
+
+    def result(self) -> EpisodeResult:
+        utilities = []
+        for p in self.phases:
+            if p.t0 is None:
+                if self.fell:
+                    utilities.append((p.kind, -FALL))      # not started: the fallen robot cannot do it
+                continue
+            utilities.append((p.kind, p.utility()))
+        return EpisodeResult(fitness=float(sum(u for _, u in utilities)), fell=self.fell, fall_time=self.fall_time,
+                             utilities=utilities, sim_time=(self.t_last - (self.t_first or 0.0)),
+                             completed=sum(p.completed for p in self.phases))

@@ -1,0 +1,97 @@
+"""The walk objective: a candidate = the optimized walk parameter set, fitness = an episode of a §10.3 task."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from villa_motion.params import load_parameter_sets
+from villa_motion.walk import WalkParams
+from villa_optimize.space import Space, write_parameter_set
+from villa_optimize.tasks import Task, get_task
+
+
+@dataclass
+class WalkObjective:
+    task_name: str
+    space: Space
+    base_file: Path                     # the walk parameter sets the other sets and the start values come from
+    start_set: str                      # the set whose values the candidate starts from
+    set_name: str                       # name the learned set is written under
+    params_out: Path                    # YAML the learned set is written to (with the base file's other sets)
+    backend: str = "sim"
+    robot_type: int = 0
+    time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        self.task()                                                     # unknown task -> ValueError now
+        sets = load_parameter_sets(self.base_file)
+        if self.start_set not in sets:
+            raise ValueError(f"{self.base_file}: no walk parameter set {self.start_set!r} (have {', '.join(sets)})")
+        unknown = [n for n in self.space.names if n not in WalkParams.__dataclass_fields__]
+        if unknown:
+            raise ValueError(f"search space: {', '.join(unknown)} are not walk parameters")
+        if self.backend not in ("sim", "inprocess"):
+            raise ValueError(f"unknown backend {self.backend!r}; known: sim, inprocess")
+
+    @property
+    def dim(self) -> int:
+        return self.space.dim
+
+    def task(self) -> Task:
+        t = get_task(self.task_name)
+        return t if self.time_limit is None else t.truncated(self.time_limit)
+
+    def describe(self) -> dict:
+        return {"kind": "walk", "task": self.task_name, "parameters": list(self.space.names),
+                "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "start_set": self.start_set,
+                "robot_type": self.robot_type, "time_limit": self.time_limit}
+
+    def start_params(self) -> WalkParams:
+        return load_parameter_sets(self.base_file)[self.start_set]
+
+    def x0(self) -> np.ndarray:
+        return self.space.normalize(self.start_params().__dict__)
+
+    def parameter_sets(self, x: np.ndarray) -> dict[str, WalkParams]:
+        """The base file's sets with the task's optimized set replaced by the candidate."""
+        sets = load_parameter_sets(self.base_file)
+        sets[self.task().optimized_set] = replace(self.start_params(), **self.space.denormalize(x)).validate()
+        return sets
+
+    def make_evaluator(self, worker: int) -> WalkEvaluator:
+        return WalkEvaluator(self, worker)
+
+    def write_best(self, x: np.ndarray, fitness: float, info: dict, out_dir: Path) -> list[Path]:
+        values = self.space.denormalize(x)
+        header = (f"Walk parameter set {self.set_name!r} learned by `villa optimize walk --task {self.task_name}` "
+                  f"(CMA-ES, UT Austin Villa 2011 report §10.3)\nfitness {fitness:.4f}; the other sets are "
+                  f"{self.base_file.name}'s. Load: motion.yaml walk_parameter_sets: <this file>")
+        learned = replace(self.start_params(), **values)
+        yml = write_parameter_set(self.params_out, self.base_file, self.set_name, learned, header)
+        js = Path(out_dir) / "best.json"
+        js.write_text(json.dumps({"fitness": fitness, "set_name": self.set_name, "parameters": values,
+                                  "normalized": [float(v) for v in x], "episode": info}, indent=1))
+        return [yml, js]
+
+
+class WalkEvaluator:
+    def __init__(self, objective: WalkObjective, worker: int) -> None:
+        from villa_optimize.worlds import make_world
+
+        self.objective = objective
+        self.task = objective.task()
+        self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
+
+    def evaluate(self, x: np.ndarray) -> tuple[float, dict]:
+        r = self.world.run(self.task, self.objective.parameter_sets(x))
+        return r.fitness, r.summary()
+
+    def pids(self) -> list[int]:
+        return list(getattr(self.world, "pids", list)())
+
+    def close(self) -> None:
+        self.world.close()
