@@ -51,11 +51,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-import yaml
 from scipy.interpolate import CubicHermiteSpline
 from transforms3d.euler import euler2mat
 
 from villa_nao import kinematics as K
+from villa_nao.params import read_yaml
 
 LEFT = ("LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll")
 RIGHT = ("RHipYawPitch", "RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll")
@@ -298,12 +298,7 @@ def load_kick_parameters(path: str | Path, set_name: str) -> dict[str, dict[str,
     """A named kick parameter set from YAML: ``sets: {name: {inherit: other, <kick base>: {parameter: value}}}``.
     Parameters are those of the left-foot kick; the mirrored right-foot kick shares them."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as e:
-        raise KickError(f"{path}: cannot read the kick parameter sets: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise KickError(f"{path}: not valid YAML: {e}") from None
+    data = read_yaml(path, "the kick parameter sets", KickError)
     sets = (data or {}).get("sets") if isinstance(data, dict) else None
     if not isinstance(sets, dict):
         raise KickError(f"{path}: expected 'sets: {{name: {{kick: {{parameter: value}}}}}}'")

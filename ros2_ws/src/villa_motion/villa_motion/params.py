@@ -10,21 +10,15 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-import yaml
-
 from villa_motion.walk import WalkParams
+from villa_nao.params import read_yaml
 
 FIELDS = {f.name for f in fields(WalkParams)}
 
 
 def load_parameter_sets(path: str | Path) -> dict[str, WalkParams]:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the walk parameter sets: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    data = read_yaml(path, "the walk parameter sets")
     sets = (data or {}).get("sets") if isinstance(data, dict) else None
     if not isinstance(sets, dict) or not sets:
         raise ValueError(f"{path}: expected 'sets: {{name: {{parameter: value}}}}'")
@@ -54,12 +48,7 @@ def load_parameter_sets(path: str | Path) -> dict[str, WalkParams]:
 def load_skill_variables(path: str | Path) -> dict[str, dict[str, float]]:
     """Learned $variables per skill: {skill: {variable: value}} (degrees and seconds, like the skill files)."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the skill parameters: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    data = read_yaml(path, "the skill parameters") or {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ValueError(f"{path}: expected {{skill: {{variable: value}}}}")
     try:

@@ -56,6 +56,18 @@ def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def read_yaml(path: str | Path, what: str, error: type[Exception] = ValueError) -> Any:
+    """A YAML file's contents; an unreadable file or invalid YAML raises `error` with one line naming the file and
+    `what` it should hold ("the walk parameter sets")."""
+    path = Path(path)
+    try:
+        return yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise error(f"{path}: cannot read {what}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise error(f"{path}: not valid YAML: {e}") from None
+
+
 def load_parameters(path: str | Path, node_name: str = "/**") -> dict[str, Any]:
     """The flattened parameters a file gives a node: the `/**` section, then the node's own section."""
     path = Path(path)

@@ -23,7 +23,7 @@ from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_motion.walk import WalkEngine
 from villa_optimize.phases import WaypointOptPhase, wrap
-from villa_optimize.space import Space
+from villa_optimize.space import Space, write_text_atomic
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation
 
 BALL = (-5.0, 0.0)               # ball position on the field (global frame)
@@ -206,10 +206,7 @@ class KickObjective:
         text = (f"# Kick parameters {self.kick_name!r} learned by `villa optimize kick` (CMA-ES, UT Austin Villa 2011 "
                 f"report §13.2), fitness {fitness:.4f}\n# Merge the set into villa_motion's config/kick_params.yaml "
                 f"(its 'inherit' names a set there).\n")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(text + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=118))
-        tmp.replace(out)
+        write_text_atomic(out, text + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=118))
         js = Path(out_dir) / "best.json"
         js.write_text(json.dumps({"fitness": fitness, "kick": self.kick_name, "parameters": values,
                                   "attempts": info}, indent=1))

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from villa_nao.params import read_yaml
+
 
 @dataclass(frozen=True)
 class Space:
@@ -38,12 +40,7 @@ class Space:
     @classmethod
     def from_yaml(cls, path: str | Path) -> Space:
         path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text())
-        except OSError as e:
-            raise ValueError(f"{path}: cannot read the search space: {e.strerror}") from None
-        except yaml.YAMLError as e:
-            raise ValueError(f"{path}: not valid YAML: {e}") from None
+        data = read_yaml(path, "the search space")
         params = data.get("parameters") if isinstance(data, dict) else None
         if not isinstance(params, dict):
             raise ValueError(f"{path}: expected 'parameters: {{name: [lower, upper]}}'")
@@ -67,6 +64,14 @@ class Space:
         return {n: float(v) for n, v in zip(self.names, self.lower + x * (self.upper - self.lower), strict=True)}
 
 
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `path` through a temporary file and a rename: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
 def write_parameter_set(out: str | Path, base_file: str | Path, set_name: str, params, header: str = "") -> Path:
     """Write `out`: every set of `base_file` as written there (`inherit` kept) plus `set_name` = `params` (a
     villa_motion WalkParams; fields at their defaults are left out), replacing a set of that name. The file loads
@@ -81,9 +86,6 @@ def write_parameter_set(out: str | Path, base_file: str | Path, set_name: str, p
     sets[set_name] = values
     text = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
     body = yaml.safe_dump({"sets": sets}, sort_keys=False, default_flow_style=None, width=118)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text + body)
-    tmp.replace(out)
+    write_text_atomic(out, text + body)
     load_parameter_sets(out)          # what we write must load
     return out
