@@ -54,6 +54,7 @@ import numpy as np
 from scipy.interpolate import CubicHermiteSpline
 from transforms3d.euler import euler2mat
 
+from villa_nao import field as F
 from villa_nao import kinematics as K
 from villa_nao.params import read_yaml
 
@@ -586,17 +587,12 @@ def kickoff_direction(rng: np.random.Generator | None = None, base: float = 0.0)
 def ball_relative(nao) -> np.ndarray:
     """Ground truth: the ball (x, y) in the horizontal robot frame of an InProcessNao (for tests, benches, tuning)."""
     p, yaw, _ = nao.torso_pose()
-    b = np.asarray(nao.sim.ball.xpos, dtype=float)
-    d = b[:2] - p[:2]
-    c, s = math.cos(yaw), math.sin(yaw)
-    return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
+    return np.array(F.to_local(nao.sim.ball.xpos, p, yaw))
 
 
 def place_ball(nao, x: float, y: float) -> None:
     """Put the ball at rest at field (x, y) in an InProcessNao's simulation."""
     import mujoco
-
-    from villa_nao import field as F
 
     sim = nao.sim
     model, data = sim.mj_model, sim.mj_data

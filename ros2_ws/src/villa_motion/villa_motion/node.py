@@ -32,6 +32,7 @@ from villa_motion.params import load_parameter_sets, load_skill_variables
 from villa_motion.skills import SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine
 from villa_msgs.msg import FallState, HeadCommand, JointCommand, MotionRequest, MotionStatus, WalkCommand
+from villa_nao import field as F
 from villa_nao.params import config_path, declare_from_yaml
 
 QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
@@ -156,10 +157,7 @@ class MotionNode(Node):
         kick, (bx, by), (ox, oy, oth) = self.pending_kick
         self.pending_kick = None
         x, y, th = self.odom
-        c0, s0 = math.cos(oth), math.sin(oth)
-        gx, gy = ox + c0 * bx - s0 * by, oy + s0 * bx + c0 * by      # the ball in the odom frame
-        c, s = math.cos(th), math.sin(th)
-        ball = (c * (gx - x) + s * (gy - y), -s * (gx - x) + c * (gy - y))
+        ball = F.to_local(F.from_local((bx, by), (ox, oy), oth), (x, y), th)     # through the odom frame
         p = self.walk.sets[self.walk.set_name]
         engine = KK.KickEngine(kick, KK.StandPose.from_walk(p), self.robot_type)
         if engine.start(ball):

@@ -48,3 +48,13 @@ def test_field_landmarks_and_rotation_names():
     for name, other in field.ROTATED_NAME.items():
         p, q = np.array(field.LANDMARKS[name]), np.array(field.LANDMARKS[other])
         assert np.allclose(p[:2], -q[:2]) and p[2] == q[2]
+
+
+def test_to_local_and_from_local():
+    # a robot at (1, 2) facing +y sees (1, 3) one metre ahead and (0, 2) one metre to its left
+    assert field.to_local((1.0, 3.0), (1.0, 2.0), math.pi / 2) == pytest.approx((1.0, 0.0))
+    assert field.to_local((0.0, 2.0), (1.0, 2.0), math.pi / 2) == pytest.approx((0.0, 1.0))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        p, o, yaw = rng.uniform(-10, 10, 2), rng.uniform(-10, 10, 2), rng.uniform(-4, 4)
+        assert field.from_local(field.to_local(p, o, yaw), o, yaw) == pytest.approx(tuple(p))

@@ -7,6 +7,8 @@ team's view), so "L" landmarks always stand on our own half. Facts: shared/simsp
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 FIELD_LENGTH = 30.0
@@ -81,3 +83,17 @@ def landmark_array(names) -> np.ndarray:
 
 def inside_field(x: float, y: float, margin: float = 0.0) -> bool:
     return abs(x) <= HALF_LENGTH - margin and abs(y) <= HALF_WIDTH - margin
+
+
+def to_local(point, origin, yaw: float) -> tuple[float, float]:
+    """A point (x, y) of a plane frame seen from a pose at `origin` (x, y) facing `yaw` (rad): x ahead, y left."""
+    dx, dy = float(point[0]) - float(origin[0]), float(point[1]) - float(origin[1])
+    c, s = math.cos(yaw), math.sin(yaw)
+    return c * dx + s * dy, -s * dx + c * dy
+
+
+def from_local(point, origin, yaw: float) -> tuple[float, float]:
+    """The inverse of `to_local`: a point given relative to the pose (origin, yaw) back in the plane frame."""
+    px, py = float(point[0]), float(point[1])
+    c, s = math.cos(yaw), math.sin(yaw)
+    return float(origin[0]) + c * px - s * py, float(origin[1]) + s * px + c * py

@@ -22,6 +22,7 @@ import yaml
 from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_motion.walk import WalkEngine
+from villa_nao import field as F
 from villa_optimize.phases import WaypointOptPhase, wrap
 from villa_optimize.space import Space, write_text_atomic
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation
@@ -124,9 +125,7 @@ class KickEpisode:
                     self.walk.command_stand()
                     out = self.walk.update(self.CYCLE, o.joints)
                     if out.standing:
-                        c, sn = math.cos(o.yaw), math.sin(o.yaw)
-                        d = ball - (o.x, o.y)
-                        if self.engine.start((c * d[0] + sn * d[1], -sn * d[0] + c * d[1])):
+                        if self.engine.start(F.to_local(ball, (o.x, o.y), o.yaw)):
                             self.state = "kick"
                         else:                                    # refused: step closer again
                             self.engine = KK.KickEngine(self.kick, self.engine.stand, self.engine.robot_type)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from villa_motion.walk import WalkEngine, WalkParams
+from villa_nao import field as F
 from villa_optimize.phases import (
     FALL,
     DribbleOptPhase,
@@ -143,13 +144,8 @@ class Episode:
     # --- frames --------------------------------------------------------------------------------------------
     def to_course(self, o: Observation) -> Sample:
         sx, sy, st = self.task.start
-        c, s = math.cos(st), math.sin(st)
-        dx, dy = o.x - sx, o.y - sy
-        ball = None
-        if o.ball is not None:
-            bx, by = o.ball[0] - sx, o.ball[1] - sy
-            ball = (c * bx + s * by, -s * bx + c * by)
-        return Sample(o.t, c * dx + s * dy, -s * dx + c * dy, wrap(o.yaw - st), ball)
+        ball = None if o.ball is None else F.to_local(o.ball, (sx, sy), st)
+        return Sample(o.t, *F.to_local((o.x, o.y), (sx, sy), st), wrap(o.yaw - st), ball)
 
     # --- the cycle -------------------------------------------------------------------------------------------
     def step(self, o: Observation) -> dict[str, float]:

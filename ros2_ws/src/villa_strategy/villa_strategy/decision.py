@@ -258,9 +258,7 @@ class TeamPlayer:
         self._kick_name = kick.name
         dist = float(np.linalg.norm(stand_at - me))
         if dist < self.p.kick_tolerance and abs(B.wrap(heading - theta)) < self.p.kick_turn_tolerance:
-            c, s = math.cos(theta), math.sin(theta)
-            d = ball - me
-            rel = (c * d[0] + s * d[1], -s * d[0] + c * d[1])
+            rel = F.to_local(ball, me, theta)
             if KK.reachable_fraction(kick, rel) > KK.REACH_FRACTION:
                 return stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
         target = stand_at
