@@ -97,3 +97,10 @@ def from_local(point, origin, yaw: float) -> tuple[float, float]:
     px, py = float(point[0]), float(point[1])
     c, s = math.cos(yaw), math.sin(yaw)
     return float(origin[0]) + c * px - s * py, float(origin[1]) + s * px + c * py
+
+
+def yaw_upright(quat) -> tuple[float, float]:
+    """From a body's (w, x, y, z) orientation: the heading (rad) of its +x axis and the z component of its up axis
+    (1 = upright, 0 = lying)."""
+    w, x, y, z = (float(v) for v in quat)
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)), 1 - 2 * (x * x + y * y)

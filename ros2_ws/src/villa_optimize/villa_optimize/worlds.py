@@ -20,15 +20,11 @@ import threading
 import time
 
 from villa_motion.walk import WalkEngine, WalkParams
+from villa_nao import field as F
 from villa_optimize.tasks import Episode, EpisodeResult, Observation, Task
 
 BALL_AWAY = (10.0, 8.0)          # ball position during walk-only tasks (far from every course)
 STAND_Z = 0.385                  # m, torso height of the Nao with straight legs (the model's base height)
-
-
-def _yaw_upright(q) -> tuple[float, float]:
-    w, x, y, z = q
-    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)), 1 - 2 * (x * x + y * y)
 
 
 class InProcessWorld:
@@ -162,7 +158,7 @@ class SimWorld:
         if task.ball is not None:
             truth = self.trainer.truth()
             ball = (truth.ball[0], truth.ball[1]) if truth is not None else task.ball
-        yaw, up = _yaw_upright(p.quat)
+        yaw, up = F.yaw_upright(p.quat)
         self._submit(job.episode.step(Observation(now, p.pos[0], p.pos[1], yaw, up, joints, ball)))
         if job.episode.done or job.episode.timed_out():
             job.result = job.episode.result()

@@ -13,6 +13,7 @@ import mujoco
 import numpy as np
 from rcsssmj.sim.actions import InitRequest
 
+from villa_nao import field as F
 from villa_nao.gains import load_pd_gains
 from villa_nao.joints import joints_for_type
 from villa_sim.simulation import VillaSoccerSimulation
@@ -74,9 +75,8 @@ class InProcessNao:
     def torso_pose(self) -> tuple[np.ndarray, float, float]:
         """(position (3,), yaw (rad), upright: z of the torso's up axis) in the global field frame."""
         p = np.array(self.agent.xpos, dtype=float)
-        w, x, y, z = self.agent.xquat
-        yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-        return p, yaw, float(1 - 2 * (x * x + y * y))
+        yaw, up = F.yaw_upright(self.agent.xquat)
+        return p, yaw, up
 
     def accelerometer(self) -> np.ndarray:
         """m/s^2 in REP-103 torso axes (x forward, y left, z up), as the bridge publishes it."""

@@ -11,9 +11,7 @@ What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
 from __future__ import annotations
 
 import logging
-import math
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import mujoco
@@ -265,8 +263,3 @@ class VillaSoccerSimulation(SoccerSimulation):
                          f"{q[0]:.5f} {q[1]:.5f} {q[2]:.5f} {q[3]:.5f})")
         return "".join(parts) + ")"
 
-
-def yaw_of(quat: Sequence[float]) -> float:
-    """Heading (rad) of a body's +x axis from a (w, x, y, z) quaternion."""
-    w, x, y, z = quat
-    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from villa_nao import field as F
+
 _GT = re.compile(rb"\(GT \(t ([^)]+)\)\(gt ([^)]+)\)\(pm ([^)]+)\)\(sl (\d+)\)\(sr (\d+)\)"
                  rb"\(ball ([^)]+)\)((?:\(P [^)]+\))*)\)")
 _P = re.compile(rb"\(P (\S+) (left|right) (\d+) ([^)]+)\)")
@@ -32,14 +34,12 @@ class PlayerTruth:
     @property
     def yaw(self) -> float:
         """Heading of the torso's forward (x) axis, rad, global frame."""
-        w, x, y, z = self.quat
-        return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        return F.yaw_upright(self.quat)[0]
 
     @property
     def upright(self) -> float:
         """z component of the torso's up axis (1 = upright, 0 = lying)."""
-        w, x, y, z = self.quat
-        return 1 - 2 * (x * x + y * y)
+        return F.yaw_upright(self.quat)[1]
 
 
 @dataclass(frozen=True)
