@@ -129,6 +129,16 @@ def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(
 
 
 # --- §12.4 ball approach, §12.6 dribbling ---------------------------------------------------------------------
+def side_waypoint(me, ball, target, side: float) -> np.ndarray:
+    """§12.4: of the two points `side` m to either side of the ball (perpendicular to agent->ball), the one nearer
+    `target`: the way around the ball instead of through it."""
+    me, ball, target = (np.asarray(v, float)[:2] for v in (me, ball, target))
+    to_ball = ball - me
+    perp = np.array([-to_ball[1], to_ball[0]]) / max(float(np.linalg.norm(to_ball)), 1e-6)
+    a, b = ball + side * perp, ball - side * perp
+    return a if np.linalg.norm(a - target) < np.linalg.norm(b - target) else b
+
+
 def approach_target(me, ball, direction: float, behind: float = 0.25, side: float = 0.5,
                     opponent=None) -> np.ndarray:
     """§12.4: the point `behind` the ball along the wanted direction; if walking there would cross the ball, a waypoint
@@ -146,9 +156,7 @@ def approach_target(me, ball, direction: float, behind: float = 0.25, side: floa
     to_ball = ball - me
     d = np.linalg.norm(to_ball)
     if d > 1e-6 and float(np.dot(to_ball / d, u)) < 0.0 and d < 3.0:  # we are in front of the ball
-        perp = np.array([-to_ball[1], to_ball[0]]) / d
-        a, b = ball + side * perp, ball - side * perp
-        return a if np.linalg.norm(a - target) < np.linalg.norm(b - target) else b
+        return side_waypoint(me, ball, target, side)
     return target
 
 

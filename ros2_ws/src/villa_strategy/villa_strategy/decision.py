@@ -263,9 +263,7 @@ class TeamPlayer:
                 return stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
         target = stand_at
         if KK.ball_in_path(me, stand_at, ball, radius=0.2):      # §12.4: go around the ball, not through it
-            to_ball = (ball - me) / max(float(np.linalg.norm(ball - me)), 1e-6)
-            perp = np.array([-to_ball[1], to_ball[0]])
-            target = min((ball + 0.35 * perp, ball - 0.35 * perp), key=lambda p: float(np.linalg.norm(p - stand_at)))
+            target = B.side_waypoint(me, ball, stand_at, 0.35)
         walk = B.go_to(me, theta, target, face=heading, max_x=self.p.max_x_speed, max_y=self.p.max_y_speed,
                        arrive=0.03, near_ball=True)
         return stand_at, walk, None, {}
