@@ -41,6 +41,26 @@ from villa_nao import kinematics as K
 G = 9.80665
 
 
+# --- §10.4.1 walk inputs: what a caller (strategy, optimizer) gives command_normalized ----------------------------
+def normalized_walk(direction: float, max_x: float, max_y: float) -> tuple[float, float]:
+    """§10.4.1: x/y speeds in [-1, 1] walking in `direction` (rad, robot frame) as fast as possible: one of them is 1
+    in magnitude, the other scaled by the ratio of the maximum speeds."""
+    c, s = math.cos(direction), math.sin(direction)
+    if abs(c) < 1e-9:
+        return 0.0, math.copysign(1.0, s)
+    t = abs(s / c)
+    if t < max_y / max_x:
+        x, y = 1.0, t * max_x / max_y
+    else:
+        x, y = (max_y / max_x) / t if t > 0 else 1.0, 1.0
+    return math.copysign(x, c), math.copysign(y, s) if abs(s) > 1e-12 else 0.0
+
+
+def turn_input(angle: float) -> float:
+    """§10.4.1: desired relative orientation (rad) to a normalized turn speed: degrees / 180."""
+    return max(-1.0, min(1.0, math.degrees(angle) / 180.0))
+
+
 @dataclass(frozen=True)
 class WalkParams:
     """Table 2 of the report (and the fixed parameters it mentions), in SI units."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk inputs (re-exported for the tasks)
+
 FALL = 5.0          # §10.3.2: "Fall is 5 if the robot fell and 0 otherwise"
 
 
@@ -48,19 +50,6 @@ class WalkCmd:
 
 
 STAND = WalkCmd(stand=True)
-
-
-def normalized_walk(direction: float, max_x: float, max_y: float) -> tuple[float, float]:
-    """§10.4.1: x/y inputs walking in `direction` (rad, robot frame) as fast as possible: the larger one is 1."""
-    c, s = math.cos(direction), math.sin(direction)
-    if abs(s) * max_x <= abs(c) * max_y:       # |tan(direction)| <= max_y / max_x: x saturates
-        return math.copysign(1.0, c), (s / abs(c)) * max_x / max_y
-    return (c / abs(s)) * max_y / max_x, math.copysign(1.0, s)
-
-
-def turn_input(angle: float) -> float:
-    """§10.4.1: a desired relative orientation (rad) to a normalized turn speed, degrees / 180."""
-    return max(-1.0, min(1.0, math.degrees(angle) / 180.0))
 
 
 class OptPhase:

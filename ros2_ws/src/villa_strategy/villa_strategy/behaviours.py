@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk inputs (used by go_to, re-exported)
 from villa_nao import field as F
 
 HALF_GOAL_Y = F.GOAL_WIDTH / 2
@@ -80,25 +81,6 @@ def avoid_collisions(me, target, obstacles, proximity: float = 1.25, collision: 
 
 
 # --- §10.4.1 walk inputs -------------------------------------------------------------------------------------
-def normalized_walk(direction: float, max_x: float, max_y: float) -> tuple[float, float]:
-    """§10.4.1: x/y speeds in [-1, 1] walking in `direction` (rad, robot frame) as fast as possible: one of them is 1
-    in magnitude, the other scaled by the ratio of the maximum speeds."""
-    c, s = math.cos(direction), math.sin(direction)
-    if abs(c) < 1e-9:
-        return 0.0, math.copysign(1.0, s)
-    t = abs(s / c)
-    if t < max_y / max_x:
-        x, y = 1.0, t * max_x / max_y
-    else:
-        x, y = (max_y / max_x) / t if t > 0 else 1.0, 1.0
-    return math.copysign(x, c), math.copysign(y, s) if abs(s) > 1e-12 else 0.0
-
-
-def turn_input(angle: float) -> float:
-    """§10.4.1: desired relative orientation (rad) to a normalized turn speed: degrees / 180."""
-    return max(-1.0, min(1.0, math.degrees(angle) / 180.0))
-
-
 @dataclass(frozen=True)
 class WalkOrder:
     x: float            # normalized [-1, 1]
