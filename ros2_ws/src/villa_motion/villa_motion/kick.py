@@ -420,17 +420,10 @@ def trajectory(kick: KickDef, ball_rel, stand: StandPose) -> Trajectory:
 
 def leg_angles(side: str, target: np.ndarray, robot_type: int = 0, pos_tol: float = 0.001,
                rot_tol: float = 0.01) -> tuple[np.ndarray, bool]:
-    """§13.1.4: leg joint angles for a sole pose and whether it is reached within the tolerances (m, rad).
-
-    Fast path: villa_nao's closed-form leg solution clamped to the joint limits, when its pose is within the
-    tolerances; otherwise ``kinematics.leg_ik`` (its bounded nearest-pose search, about 5 ms)."""
-    g = K._leg(robot_type, side)                       # the analytic solver of kinematics.leg_ik, without the search
-    q, _ = K._leg_analytic(g, target[:3, :3], target[:3, 3])
-    perr, oerr = K._pose_errors(g, q, target[:3, :3], target[:3, 3])
-    if perr < pos_tol and oerr < rot_tol:
-        return q, True
-    r = K.leg_ik(side, target, robot_type)
-    return r.angles, r.reachable or (r.error < pos_tol and r.orientation_error < rot_tol)
+    """§13.1.4: leg joint angles for a sole pose and whether it is reached within the tolerances (m, rad): villa_nao's
+    leg IK, whose closed-form answer skips the nearest-pose search (about 5 ms) when within them."""
+    r = K.leg_ik(side, target, robot_type, pos_tol=pos_tol, rot_tol=rot_tol)
+    return r.angles, r.reachable
 
 
 def reachable_fraction(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_type: int = 0,

@@ -450,12 +450,16 @@ def _pose_errors(g: _LegGeometry, q: np.ndarray, rt: np.ndarray, pt: np.ndarray)
     return _norm(t[:3, 3] - pt), _rotation_angle(rt @ t[:3, :3].T)
 
 
-def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = ORIENTATION_WEIGHT) -> IKResult:
+def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = ORIENTATION_WEIGHT,
+           pos_tol: float = REACH_TOL, rot_tol: float = REACH_TOL) -> IKResult:
     """Leg angles (LEFT_LEG / RIGHT_LEG order) placing the sole frame at ``target`` (4x4, torso frame).
 
     Analytic; an unreachable target (too far, too close, or beyond a joint limit) gets the joint angles
     within ``joints.sim_limits`` minimising |dp|^2 + (orientation_weight * |rotation error|)^2, and
     ``reachable=False``. The rotation part of ``target`` is projected onto the nearest rotation.
+    ``reachable`` means within ``pos_tol`` (m) and ``rot_tol`` (rad); a caller content with looser tolerances
+    (the kick's reachability check) also gets the closed-form answer clamped to the limits without the search
+    whenever it is within them.
     """
     g = _leg(robot_type, _side(side))
     tm = np.asarray(target, dtype=float)
@@ -475,9 +479,9 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
     if dist > _FAR:  # keep the arithmetic finite; the nearest pose toward a far target does not change
         pt = g.hip + (pt - g.hip) / dist * _FAR
     q, ok = _leg_analytic(g, rt, pt)
-    if ok:
+    if ok or pos_tol > REACH_TOL or rot_tol > REACH_TOL:
         perr, oerr = _pose_errors(g, q, rt, pt_true)
-        if perr < REACH_TOL and oerr < REACH_TOL:
+        if perr < pos_tol and oerr < rot_tol:
             return IKResult(q, True, perr, oerr)
 
     w = float(orientation_weight)
@@ -496,7 +500,7 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
     qs, costs = _bounded_lm(residual_jac, starts, g.lo, g.hi)
     best = qs[int(np.argmin(costs))]
     perr, oerr = _pose_errors(g, best, rt, pt_true)
-    return IKResult(best, perr < REACH_TOL and oerr < REACH_TOL, perr, oerr)
+    return IKResult(best, perr < pos_tol and oerr < rot_tol, perr, oerr)
 
 
 # ---------------------------------------------------------------------------------------------------
