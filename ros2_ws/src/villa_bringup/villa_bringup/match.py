@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
+from villa_nao import field as F
 
 FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on the ground
 
@@ -142,7 +143,7 @@ class PoseListener:
 
     def _on_pose(self, key, msg) -> None:
         p, q = msg.pose.pose.position, msg.pose.pose.orientation
-        self.latest[key] = (p.x, p.y, math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z)))
+        self.latest[key] = (p.x, p.y, F.yaw_upright((q.w, q.x, q.y, q.z))[0])
 
     def _spin(self) -> None:
         try:

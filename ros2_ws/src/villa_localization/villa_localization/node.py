@@ -22,6 +22,7 @@ from villa_localization.particle_filter import PFParams
 from villa_localization.world_model import Observed
 from villa_localization.world_model import WorldModel as Model
 from villa_msgs.msg import GameState, Observation, Observations, TrackedObject, WorldModel
+from villa_nao import field as F
 from villa_nao.params import declare_from_yaml
 
 QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
@@ -34,7 +35,7 @@ def _t(stamp) -> float:
 
 
 def _yaw(q) -> float:
-    return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
+    return F.yaw_upright((q.w, q.x, q.y, q.z))[0]
 
 
 def _quat(yaw: float) -> Quaternion:
@@ -81,13 +82,10 @@ class LocalizationNode(Node):
         with self._lock:
             if self._odom_prev is not None:
                 px, py, pth = self._odom_prev
-                dx, dy = cur[0] - px, cur[1] - py
-                c, s = math.cos(pth), math.sin(pth)
                 # the step in the robot frame at the previous pose, accumulated in the current robot frame
-                step = (c * dx + s * dy, -s * dx + c * dy, math.remainder(cur[2] - pth, 2 * math.pi))
+                step = F.to_local(cur, (px, py), pth)
                 ax, ay, ath = self._odom_acc
-                ca, sa = math.cos(ath), math.sin(ath)
-                self._odom_acc = [ax + ca * step[0] - sa * step[1], ay + sa * step[0] + ca * step[1], ath + step[2]]
+                self._odom_acc = [*F.from_local(step, (ax, ay), ath), ath + math.remainder(cur[2] - pth, 2 * math.pi)]
             self._odom_prev = cur
 
     def _on_observations(self, msg: Observations) -> None:
