@@ -48,6 +48,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -434,6 +435,25 @@ def reachable_fraction(kick: KickDef, ball_rel, stand: StandPose = StandPose(), 
     for u in np.linspace(0.0, 1.0, samples):
         hits += leg_angles(kick.foot, traj.pose(float(u)), robot_type, REACH_POS_TOL, REACH_ROT_TOL)[1]
     return hits / samples
+
+
+REACH_GRID = 0.005          # m: reachable() answers for the ball position rounded to this grid
+
+
+def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_type: int = 0,
+              margin: float = 0.0) -> bool:
+    """§13.1.1 "close enough to kick" for the approach, checked every cycle: reachable_fraction > 90 % for the ball
+    position rounded to 5 mm, and for it moved `margin` m forward, back, left and right (inside the reachable region,
+    not on its edge), remembered per kick (a check costs 4-25 ms; KickEngine.start checks exactly)."""
+    x, y = float(ball_rel[0]), float(ball_rel[1])
+    points = [(x, y)] + ([(x + margin, y), (x - margin, y), (x, y + margin), (x, y - margin)] if margin > 0 else [])
+    return all(_reachable_on_grid(kick, stand, robot_type, (round(px / REACH_GRID), round(py / REACH_GRID)))
+               for px, py in points)
+
+
+@lru_cache(maxsize=16384)
+def _reachable_on_grid(kick: KickDef, stand: StandPose, robot_type: int, q: tuple[int, int]) -> bool:
+    return reachable_fraction(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand, robot_type) > REACH_FRACTION
 
 
 # --- the engine ------------------------------------------------------------------------------------------------

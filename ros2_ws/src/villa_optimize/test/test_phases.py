@@ -118,7 +118,7 @@ def test_fall_penalty_ordering():
 
 
 def test_tasks_registry():
-    assert get_task("goToTarget").duration() == pytest.approx(33.5)
+    assert get_task("goToTarget").duration() == pytest.approx(39.5)      # 1 s settling + 38.5 s of phases
     with pytest.raises(ValueError, match="unknown walk task"):
         get_task("nope")
     assert get_task("goToTarget").truncated(4.0).duration() == pytest.approx(5.0)

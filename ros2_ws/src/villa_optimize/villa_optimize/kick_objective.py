@@ -23,9 +23,9 @@ from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_motion.walk import WalkEngine
 from villa_nao import field as F
-from villa_optimize.phases import WaypointOptPhase, wrap
 from villa_optimize.space import Space, write_text_atomic
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation
+from villa_strategy import behaviours as B
 
 BALL = (-5.0, 0.0)               # ball position on the field (global frame)
 TARGET_DIR = 0.0                 # kick toward +x (the opponent goal)
@@ -34,12 +34,13 @@ KICK_TIMEOUT = 10.0              # s from the approach's start to the kick (§13
 RAN_INTO_BALL = 0.15             # m the ball may move before the kick starts
 ROLL_TIME = 3.0                  # s of standing after the kick while the ball rolls
 ATTEMPTS = 10
+REACH_MARGIN = 0.01             # m: the approach kicks with the ball this far inside the reachable region
 
 
-def approach_angles(n: int = ATTEMPTS) -> list[float]:
-    """Start bearings (from the ball, field frame) spread over the half circle behind the ball."""
-    return [TARGET_DIR + math.pi + (i / (n - 1) - 0.5) * math.pi * 0.9 if n > 1 else TARGET_DIR + math.pi
-            for i in range(n)]
+def approach_angles(n: int = ATTEMPTS, centre: float = TARGET_DIR + math.pi) -> list[float]:
+    """Start bearings (from the ball, field frame) spread over the half circle around `centre` (default: behind the
+    ball; the task centres it on the side of the kick's target offset, so a back kick starts beyond the ball)."""
+    return [centre + (i / (n - 1) - 0.5) * math.pi * 0.9 if n > 1 else centre for i in range(n)]
 
 
 @dataclass(frozen=True)
@@ -54,18 +55,35 @@ class KickTrial:
         return self.settle + KICK_TIMEOUT + 3.0 + ROLL_TIME
 
 
+def approach_trials(kick: KK.KickDef, attempts: int = ATTEMPTS) -> list[KickTrial]:
+    """The §13.2 starts: `attempts` poses on the half circle ARC_RADIUS around BALL, centred on the side of the kick's
+    target offset, each facing the ball."""
+    stand_at, _ = KK.approach_pose(kick, BALL, TARGET_DIR)
+    side = math.atan2(stand_at[1] - BALL[1], stand_at[0] - BALL[0])
+    out = []
+    for a in approach_angles(attempts, side):
+        x, y = BALL[0] + ARC_RADIUS * math.cos(a), BALL[1] + ARC_RADIUS * math.sin(a)
+        out.append(KickTrial((x, y, math.atan2(BALL[1] - y, BALL[0] - x)), BALL))
+    return out
+
+
 @dataclass
 class KickAttempt:
     score: float
     outcome: str                 # kicked, fell, ran_into_ball, timeout
-    distance: float = 0.0
+    distance: float = 0.0        # m the ball travelled (kicked)
+    direction_error: float = 0.0  # rad: the ball's travel direction minus the direction to the target (kicked)
+    time_to_kick: float = 0.0    # s from the approach's start to the kick's start (kicked)
 
     def summary(self) -> dict:
-        return {"score": self.score, "outcome": self.outcome, "distance": self.distance}
+        return {"score": self.score, "outcome": self.outcome, "distance": self.distance,
+                "direction_error": self.direction_error, "time_to_kick": self.time_to_kick}
 
 
 class KickEpisode:
-    """Approach with the walk (§10.2: move and turn at once, slowing within 0.8 m), then the kick, then the roll."""
+    """The game's approach (villa_strategy.behaviours.kick_approach, §13.1.1: walk to the kick's target offset until
+    the kick engine can reach the ball), then, as in the motion node, the walk stops and the kick starts from
+    standing (refused: approach again), then the roll."""
 
     CYCLE = 0.02
 
@@ -73,69 +91,67 @@ class KickEpisode:
         self.task = trial
         self.kick = kick
         self.walk = WalkEngine(walk_sets, "goToTarget", robot_type=robot_type)
-        self.engine = KK.KickEngine(kick, KK.StandPose.from_walk(walk_sets["goToTarget"]), robot_type)
-        pos, theta = KK.approach_pose(kick, trial.ball, TARGET_DIR)
-        self.goal = WaypointOptPhase((float(pos[0]), float(pos[1])), KICK_TIMEOUT, face=theta)
-        # §12.4: first to a point 0.35 m behind the approach pose, so the walk does not cross the ball
-        back = (float(pos[0]) - 0.35 * math.cos(theta), float(pos[1]) - 0.35 * math.sin(theta))
-        self.pre = WaypointOptPhase(back, KICK_TIMEOUT)
-        self.stage = self.pre
+        self.stand_pose = KK.StandPose.from_walk(walk_sets["goToTarget"])
+        self.robot_type = robot_type
+        self.engine: KK.KickEngine | None = None
         self.target = np.array(trial.ball) + 20.0 * np.array([math.cos(TARGET_DIR), math.sin(TARGET_DIR)])
         self.state = "settle"
         self.t0: float | None = None
         self.t_state = 0.0
         self.ball_start: np.ndarray | None = None
-        self.ball_last: np.ndarray | None = None
         self.attempt: KickAttempt | None = None
         self.done = False
         self.t_last = 0.0
+        self.refusals = 0
+        self.kick_started = 0.0
+        self.stand: dict[str, float] = {}
 
     def _finish(self, score: float, outcome: str, distance: float = 0.0) -> None:
         self.attempt = KickAttempt(score, outcome, distance)
         self.done = True
 
-    def step(self, o: Observation) -> dict[str, float]:
-        from villa_optimize.phases import Sample
+    def _reach(self, kick: KK.KickDef, rel) -> bool:
+        return KK.reachable(kick, rel, self.stand_pose, self.robot_type, margin=REACH_MARGIN)
 
+    def step(self, o: Observation) -> dict[str, float]:
         if self.t0 is None:
             self.t0 = self.t_state = o.t
         self.t_last = o.t
         ball = np.array(o.ball if o.ball is not None else self.task.ball, dtype=float)
-        self.ball_last = ball
         if not self.done and o.upright < UPRIGHT_FALLEN:
             self._finish(-1.0, "fell")
         if self.done:
             return self.walk.update(self.CYCLE, o.joints).joints
-        s = Sample(o.t, o.x, o.y, o.yaw)
         if self.state == "settle":
             self.walk.command_stand()
             if o.t - self.t0 >= self.task.settle:
                 self.state, self.t_state, self.ball_start = "approach", o.t, ball.copy()
-                self.pre.start(s)
-        if self.state == "approach":
+        if self.state in ("approach", "stopping"):
             if np.linalg.norm(ball - self.ball_start) > RAN_INTO_BALL:
                 self._finish(-1.0, "ran_into_ball")
-            elif o.t - self.t_state > KICK_TIMEOUT:
+                return self.walk.update(self.CYCLE, o.joints).joints
+            if o.t - self.t_state > KICK_TIMEOUT:
                 self._finish(-1.0, "timeout")
+                return self.walk.update(self.CYCLE, o.joints).joints
+        if self.state == "approach":
+            max_x, max_y, _ = self.walk.max_speed()
+            _, order = B.kick_approach(self.kick, (o.x, o.y), o.yaw, ball, TARGET_DIR, max_x, max_y,
+                                       reach=self._reach)
+            if order is None:
+                self.state = "stopping"
             else:
-                dist = math.hypot(self.goal.target[0] - o.x, self.goal.target[1] - o.y)
-                err = wrap(self.goal.face - o.yaw)
-                out = None
-                if self.stage is self.goal and dist < 0.06 and abs(err) < 0.1:
-                    self.walk.command_stand()
-                    out = self.walk.update(self.CYCLE, o.joints)
-                    if out.standing:
-                        if self.engine.start(F.to_local(ball, (o.x, o.y), o.yaw)):
-                            self.state = "kick"
-                        else:                                    # refused: step closer again
-                            self.engine = KK.KickEngine(self.kick, self.engine.stand, self.engine.robot_type)
-                    return out.joints
-                if self.stage is self.pre and math.hypot(self.pre.target[0] - o.x, self.pre.target[1] - o.y) < 0.15:
-                    self.stage = self.goal
-                max_x, max_y, _ = self.walk.max_speed()
-                cmd = self.stage.command(s, max_x, max_y)
-                scale = 1.0 if self.stage is self.pre else min(1.0, max(0.1, dist / 0.8))
-                self.walk.command_normalized(cmd.x * scale, cmd.y * scale, cmd.theta)
+                self.walk.command_normalized(order.x, order.y, order.theta, order.parameter_set)
+        if self.state == "stopping":                     # the motion node: the walk stops, then the kick starts
+            self.walk.command_stand()
+            out = self.walk.update(self.CYCLE, o.joints)
+            if out.standing:
+                self.engine = KK.KickEngine(self.kick, self.stand_pose, self.robot_type)
+                if self.engine.start(F.to_local(ball, (o.x, o.y), o.yaw)):
+                    self.state, self.kick_started = "kick", o.t - self.t_state
+                else:                                    # refused (§13.1.1): approach again
+                    self.refusals += 1
+                    self.state = "approach"
+            return out.joints
         if self.state == "kick":
             joints = self.engine.update(self.CYCLE, o.joints)
             if self.engine.done:
@@ -146,7 +162,12 @@ class KickEpisode:
             if o.t - self.t_state >= ROLL_TIME:
                 d0 = float(np.linalg.norm(self.target - self.ball_start))
                 d1 = float(np.linalg.norm(self.target - ball))
-                self._finish(d0 - d1, "kicked", float(np.linalg.norm(ball - self.ball_start)))
+                travel = ball - self.ball_start
+                to_target = self.target - self.ball_start
+                err = math.remainder(math.atan2(travel[1], travel[0]) - math.atan2(to_target[1], to_target[0]),
+                                     2 * math.pi)
+                self._finish(d0 - d1, "kicked", float(np.linalg.norm(travel)))
+                self.attempt.direction_error, self.attempt.time_to_kick = err, self.kick_started
             return self.stand
         return self.walk.update(self.CYCLE, o.joints).joints
 
@@ -223,11 +244,7 @@ class KickEvaluator:
         self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
 
     def trials(self) -> list[KickTrial]:
-        out = []
-        for a in approach_angles(self.o.attempts):
-            x, y = BALL[0] + ARC_RADIUS * math.cos(a), BALL[1] + ARC_RADIUS * math.sin(a)
-            out.append(KickTrial((x, y, math.atan2(BALL[1] - y, BALL[0] - x)), BALL))
-        return out
+        return approach_trials(self.kick, self.o.attempts)
 
     def evaluate(self, x: np.ndarray) -> tuple[float, dict]:
         kick = KK.with_parameters(self.kick, self.o.space.denormalize(x))

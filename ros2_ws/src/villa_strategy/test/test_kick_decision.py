@@ -87,3 +87,42 @@ def test_no_kicks_when_disabled():
     d = p.decide(_view((-1.0, 0.0, 0.0), (0.0, 0.0), [(2.5, 0.3)]), D.PLAY_ON, 1.0, True)
     assert d.skill is None and p.kicks == {}
     np.testing.assert_allclose(d.target, (-0.25, 0.0), atol=1e-9)   # the dribble approach point behind the ball
+
+
+def _forward_l():
+    return KK.load_kick_set("tuned")["forward_L"]
+
+
+def test_kick_approach_kicks_only_with_the_ball_inside_the_reachable_region():
+    from villa_nao import field as F
+    from villa_strategy import behaviours as B
+
+    kick, ball = _forward_l(), np.array([0.0, 0.0])
+    at, face = KK.approach_pose(kick, ball, 0.0)
+    # at the target offset, facing its heading: kick (walk None)
+    target, walk = B.kick_approach(kick, at, face, ball, 0.0)
+    assert walk is None and target == pytest.approx(at)
+    # 6 cm short of it the ball is reachable, but on the region's edge (within the 1 cm margin): keep walking in
+    me = at - np.array([0.06, 0.0])
+    assert KK.reachable(kick, F.to_local(ball, me, face))
+    assert not KK.reachable(kick, F.to_local(ball, me, face), margin=0.01)
+    target, walk = B.kick_approach(kick, me, face, ball, 0.0)
+    assert walk is not None and walk.x > 0 and walk.parameter_set == "positioning"
+
+
+def test_kick_approach_turns_in_proportion_near_the_ball_and_goes_around_it_from_the_front():
+    from villa_strategy import behaviours as B
+
+    kick, ball = _forward_l(), np.array([0.0, 0.0])
+    at, face = KK.approach_pose(kick, ball, 0.0)
+    # at the offset but turned 0.3 rad right: turn left at 0.3 / 0.6 of full speed (not the seed's 17 / 180)
+    _, walk = B.kick_approach(kick, at, face - 0.3, ball, 0.0)
+    assert walk is not None and walk.theta == pytest.approx(0.5, abs=0.01)
+    # in front of the ball facing it: the way to the offset behind passes the ball 0.35 m to the side (§12.4)
+    _, walk = B.kick_approach(kick, (0.8, 0.0), math.pi, ball, 0.0)
+    assert abs(math.atan2(walk.y, walk.x)) > math.radians(20)
+    # behind the ball but 0.4 m off the kick's line: aim farther out on the line first, not straight at the offset
+    me = at + np.array([-0.1, 0.4])
+    _, walk = B.kick_approach(kick, me, 0.0, ball, 0.0)
+    straight = math.atan2(at[1] - me[1], at[0] - me[0])
+    assert math.atan2(walk.y, walk.x) < straight - math.radians(10)

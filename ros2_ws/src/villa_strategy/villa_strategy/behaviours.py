@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from villa_motion import kick as KK
 from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk inputs (used by go_to, re-exported)
 from villa_nao import field as F
 
@@ -162,11 +163,44 @@ def should_move_ball_in_current_direction(agent_dir: float, desired_dir: float, 
     if d > 3.0:
         return abs(wrap(agent_dir - desired_dir)) < math.radians(20)   # time to align better
     to_o = o - ball
-    blocks = float(np.dot(to_o, u)) > 0 and abs(float(np.cross(u, to_o))) < 0.5
+    blocks = float(np.dot(to_o, u)) > 0 and abs(float(u[0] * to_o[1] - u[1] * to_o[0])) < 0.5
     goal_dist_now = np.linalg.norm(F.OPP_GOAL - ball)
     if d < 1.5 and not blocks and np.linalg.norm(F.OPP_GOAL - ahead) < goal_dist_now:
         return True
     return d < 0.8                                           # do not let the opponent reach the ball
+
+
+def kick_approach(kick, me, theta: float, ball, direction: float, max_x: float = 1.0, max_y: float = 0.6,
+                 near: float = 0.08, turn_tolerance: float = 0.12, turn_range: float = 0.6, behind: float = 0.3,
+                 reach_margin: float = 0.01,
+                 reach=None) -> tuple[np.ndarray, WalkOrder | None]:
+    """§13.1.1 ball approach for a kick: walk to the kick's target offset (around the ball if it is in the way,
+    §12.4), moving and turning at once (§10.2); within `near` m of it and `turn_tolerance` rad of its heading, the
+    kick engine's reachability check (> 90 % of the curve, `reach(kick, ball_rel)`: default the cached
+    villa_motion.kick.reachable) decides when to kick. Returns (target, walk order), walk None = kick now.
+
+    Near the ball the turn is proportional to the heading error reaching full speed at `turn_range` rad: the seed's
+    degrees / 180 (§10.4.1) turns the Nao at about 0.1 rad/s for a 20° error, too slow to line up within the §13.2
+    ten seconds."""
+    me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
+    stand_at, heading = KK.approach_pose(kick, ball, direction)
+    dist = float(np.linalg.norm(stand_at - me))
+    err = wrap(heading - theta)
+    if dist < near and abs(err) < turn_tolerance:
+        rel = F.to_local(ball, me, theta)
+        if reach(kick, rel) if reach is not None else KK.reachable(kick, rel, margin=reach_margin):
+            return stand_at, None
+    v = (stand_at - ball) / max(float(np.linalg.norm(stand_at - ball)), 1e-6)
+    off = me - stand_at
+    lateral = abs(float(off[0] * v[1] - off[1] * v[0]))
+    # come in on the line ball -> target offset: aim `behind` m farther out on it while off that line
+    target = stand_at + min(behind, 1.5 * lateral) * v if float(off @ v) < behind else stand_at
+    if KK.ball_in_path(me, target, ball, radius=0.25):      # §12.4: go around the ball, not through it
+        target = side_waypoint(me, ball, target, 0.35)
+    walk = go_to(me, theta, target, face=heading, max_x=max_x, max_y=max_y, arrive=0.01, near_ball=True)
+    if float(np.linalg.norm(target - me)) < 0.5:
+        walk = WalkOrder(walk.x, walk.y, max(-1.0, min(1.0, err / turn_range)), walk.parameter_set)
+    return stand_at, walk
 
 
 def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0) -> bool:

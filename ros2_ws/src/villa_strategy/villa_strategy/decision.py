@@ -70,8 +70,8 @@ class StrategyParams:
     kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
     excluded_kicks: tuple[str, ...] = ("out90",)   # unreliable in bench/kick_bench.py (refusals, falls, +-17° spread)
-    kick_tolerance: float = 0.05      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
-    kick_turn_tolerance: float = 0.2  # rad
+    kick_tolerance: float = 0.08      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
+    kick_turn_tolerance: float = 0.12  # rad (behaviours.kick_approach; villa_optimize's §13.2 task uses the same)
     kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
     seed: int | None = None           # random kick-off angle (§11.2.1)
 
@@ -256,16 +256,11 @@ class TeamPlayer:
             kick = prev
             stand_at, heading = KK.approach_pose(kick, ball, direction)
         self._kick_name = kick.name
-        dist = float(np.linalg.norm(stand_at - me))
-        if dist < self.p.kick_tolerance and abs(B.wrap(heading - theta)) < self.p.kick_turn_tolerance:
+        stand_at, walk = B.kick_approach(kick, me, theta, ball, direction, self.p.max_x_speed, self.p.max_y_speed,
+                                         near=self.p.kick_tolerance, turn_tolerance=self.p.kick_turn_tolerance)
+        if walk is None:                       # at the target offset and the IK reaches the curve (§13.1.1)
             rel = F.to_local(ball, me, theta)
-            if KK.reachable_fraction(kick, rel) > KK.REACH_FRACTION:
-                return stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
-        target = stand_at
-        if KK.ball_in_path(me, stand_at, ball, radius=0.2):      # §12.4: go around the ball, not through it
-            target = B.side_waypoint(me, ball, stand_at, 0.35)
-        walk = B.go_to(me, theta, target, face=heading, max_x=self.p.max_x_speed, max_y=self.p.max_y_speed,
-                       arrive=0.03, near_ball=True)
+            return stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
         return stand_at, walk, None, {}
 
     def _on_ball(self, w: WorldView, ball, me, theta, obstacles):
