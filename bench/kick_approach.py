@@ -27,19 +27,21 @@ import yaml
 
 from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
-from villa_nao.params import config_path
+from villa_nao.params import config_path, read_yaml
 from villa_optimize.kick_objective import KickEpisode, approach_trials
 from villa_optimize.worlds import InProcessWorld
 
 
 def load_kicks(set_name: str, params: str | None) -> dict[str, KK.KickDef]:
+    """The kicks with `set_name` of `params` applied, whose sets may inherit from the shipped file's."""
     if not params:
         return KK.load_kick_set(set_name)
-    shipped = yaml.safe_load(Path(config_path("villa_motion", "kick_params.yaml")).read_text())["sets"]
-    extra = (yaml.safe_load(Path(params).read_text()) or {}).get("sets") or {}
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        yaml.safe_dump({"sets": {**shipped, **extra}}, f)
-    return KK.load_kick_set(set_name, params_path=f.name)
+    shipped = read_yaml(config_path("villa_motion", "kick_params.yaml"), "the kick parameter sets", KK.KickError)
+    extra = read_yaml(params, "the kick parameter sets", KK.KickError) or {}
+    with tempfile.TemporaryDirectory() as d:
+        merged = Path(d) / "kick_params.yaml"
+        merged.write_text(yaml.safe_dump({"sets": {**shipped["sets"], **(extra.get("sets") or {})}}))
+        return KK.load_kick_set(set_name, params_path=merged)
 
 
 def main() -> None:

@@ -102,16 +102,12 @@ class KickEpisode:
         self.attempt: KickAttempt | None = None
         self.done = False
         self.t_last = 0.0
-        self.refusals = 0
         self.kick_started = 0.0
         self.stand: dict[str, float] = {}
 
-    def _finish(self, score: float, outcome: str, distance: float = 0.0) -> None:
-        self.attempt = KickAttempt(score, outcome, distance)
+    def _finish(self, score: float, outcome: str, **kicked) -> None:
+        self.attempt = KickAttempt(score, outcome, **kicked)
         self.done = True
-
-    def _reach(self, kick: KK.KickDef, rel) -> bool:
-        return KK.reachable(kick, rel, self.stand_pose, self.robot_type, margin=REACH_MARGIN)
 
     def step(self, o: Observation) -> dict[str, float]:
         if self.t0 is None:
@@ -136,7 +132,7 @@ class KickEpisode:
         if self.state == "approach":
             max_x, max_y, _ = self.walk.max_speed()
             _, order = B.kick_approach(self.kick, (o.x, o.y), o.yaw, ball, TARGET_DIR, max_x, max_y,
-                                       reach=self._reach)
+                                       reach_margin=REACH_MARGIN, stand=self.stand_pose, robot_type=self.robot_type)
             if order is None:
                 self.state = "stopping"
             else:
@@ -149,7 +145,6 @@ class KickEpisode:
                 if self.engine.start(F.to_local(ball, (o.x, o.y), o.yaw)):
                     self.state, self.kick_started = "kick", o.t - self.t_state
                 else:                                    # refused (§13.1.1): approach again
-                    self.refusals += 1
                     self.state = "approach"
             return out.joints
         if self.state == "kick":
@@ -162,12 +157,10 @@ class KickEpisode:
             if o.t - self.t_state >= ROLL_TIME:
                 d0 = float(np.linalg.norm(self.target - self.ball_start))
                 d1 = float(np.linalg.norm(self.target - ball))
-                travel = ball - self.ball_start
-                to_target = self.target - self.ball_start
-                err = math.remainder(math.atan2(travel[1], travel[0]) - math.atan2(to_target[1], to_target[0]),
-                                     2 * math.pi)
-                self._finish(d0 - d1, "kicked", float(np.linalg.norm(travel)))
-                self.attempt.direction_error, self.attempt.time_to_kick = err, self.kick_started
+                travel, to_target = ball - self.ball_start, self.target - self.ball_start
+                err = B.wrap(math.atan2(travel[1], travel[0]) - math.atan2(to_target[1], to_target[0]))
+                self._finish(d0 - d1, "kicked", distance=float(np.linalg.norm(travel)), direction_error=err,
+                             time_to_kick=self.kick_started)
             return self.stand
         return self.walk.update(self.CYCLE, o.joints).joints
 

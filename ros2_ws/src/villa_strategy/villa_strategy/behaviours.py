@@ -172,12 +172,13 @@ def should_move_ball_in_current_direction(agent_dir: float, desired_dir: float, 
 
 def kick_approach(kick, me, theta: float, ball, direction: float, max_x: float = 1.0, max_y: float = 0.6,
                  near: float = 0.08, turn_tolerance: float = 0.12, turn_range: float = 0.6, behind: float = 0.3,
-                 reach_margin: float = 0.01,
-                 reach=None) -> tuple[np.ndarray, WalkOrder | None]:
+                 reach_margin: float = 0.01, stand: KK.StandPose | None = None,
+                 robot_type: int = 0) -> tuple[np.ndarray, WalkOrder | None]:
     """§13.1.1 ball approach for a kick: walk to the kick's target offset (around the ball if it is in the way,
     §12.4), moving and turning at once (§10.2); within `near` m of it and `turn_tolerance` rad of its heading, the
-    kick engine's reachability check (> 90 % of the curve, `reach(kick, ball_rel)`: default the cached
-    villa_motion.kick.reachable) decides when to kick. Returns (target, walk order), walk None = kick now.
+    kick engine's reachability check from the standing pose `stand` (default StandPose(); villa_motion.kick.reachable:
+    > 90 % of the curve with the ball `reach_margin` m inside the reachable region) decides when to kick. Returns
+    (target, walk order), walk None = kick now.
 
     Near the ball the turn is proportional to the heading error reaching full speed at `turn_range` rad: the seed's
     degrees / 180 (§10.4.1) turns the Nao at about 0.1 rad/s for a 20° error, too slow to line up within the §13.2
@@ -188,7 +189,7 @@ def kick_approach(kick, me, theta: float, ball, direction: float, max_x: float =
     err = wrap(heading - theta)
     if dist < near and abs(err) < turn_tolerance:
         rel = F.to_local(ball, me, theta)
-        if reach(kick, rel) if reach is not None else KK.reachable(kick, rel, margin=reach_margin):
+        if KK.reachable(kick, rel, stand or KK.StandPose(), robot_type, margin=reach_margin):
             return stand_at, None
     v = (stand_at - ball) / max(float(np.linalg.norm(stand_at - ball)), 1e-6)
     off = me - stand_at

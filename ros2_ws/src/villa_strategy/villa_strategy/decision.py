@@ -249,12 +249,11 @@ class TeamPlayer:
             direction, pool = goal_dir, list(self.kicks.values())
         if self._kick_since is None:
             self._kick_since = game_time
-        kick, stand_at, heading, cost = KK.choose_kick(pool, me, theta, ball, direction)
+        kick, _, _, cost = KK.choose_kick(pool, me, theta, ball, direction)
         prev = self.kicks.get(self._kick_name or "")
         if prev is not None and prev is not kick and prev in pool and \
                 KK.kick_cost(prev, me, theta, ball, direction) < cost + self.p.kick_hysteresis:
             kick = prev
-            stand_at, heading = KK.approach_pose(kick, ball, direction)
         self._kick_name = kick.name
         stand_at, walk = B.kick_approach(kick, me, theta, ball, direction, self.p.max_x_speed, self.p.max_y_speed,
                                          near=self.p.kick_tolerance, turn_tolerance=self.p.kick_turn_tolerance)
