@@ -9,7 +9,8 @@ config/walk_params.yaml, set goToTarget.
 
 Course (Figure 4 kinds): long walks forward / backward / left / right, a curve, quick direction changes, stop-and-go,
 a spiral. Each segment is a command held for a time (MoveOptPhase / StopOptPhase of §10.4.2); the robot turns toward
-waypoints for the curve and spiral. Prints forward speed (m/s) and falls per course.
+waypoints for the curve and spiral. Prints forward speed (m/s) and falls per course. The simulation is deterministic:
+run 0 starts at the nominal pose, every further run within 5 cm and 5° of it (its seed), so runs are distinct trials.
 """
 
 from __future__ import annotations
@@ -44,14 +45,27 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
 PARAMS = {"file": None, "set": "goToTarget"}
 
 
-def walk_engine(rt: int) -> WalkEngine:
-    sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"))
-    return WalkEngine(sets, PARAMS["set"], robot_type=rt)
+def walk_engine(rt: int, sets=None, name: str | None = None) -> WalkEngine:
+    """The walk with `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set `name` (PARAMS')."""
+    if sets is None:
+        sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"))
+    return WalkEngine(sets, name or PARAMS["set"], robot_type=rt)
 
 
-def run_forward(rt: int, seed: int) -> tuple[float | None, bool]:
-    nao = InProcessNao(x=-10.0, robot_type=rt, seed=seed, vision_noise=True)
-    w = walk_engine(rt)
+def start_pose(x: float, seed: int) -> tuple[float, float, float]:
+    """Run `seed`'s start pose: run 0 starts exactly at (x, 0, 0); the others within 5 cm and 5° of it, since the
+    simulation is deterministic and identical starts would repeat one trial."""
+    if seed == 0:
+        return x, 0.0, 0.0
+    rng = np.random.default_rng(seed)
+    return x + rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05), math.radians(rng.uniform(-5.0, 5.0))
+
+
+def run_forward(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[float | None, bool]:
+    """10 m straight forward at full speed: (mean speed m/s or None, fell)."""
+    x, y, th = start_pose(-10.0, seed)
+    nao = InProcessNao(x=x, y=y, theta=th, robot_type=rt, seed=seed, vision_noise=True)
+    w = walk_engine(rt, sets, name)
     for _ in range(25):
         o = w.update(0.02, nao.joint_angles())
         nao.command(o.joints)
@@ -72,11 +86,13 @@ def run_forward(rt: int, seed: int) -> tuple[float | None, bool]:
     return None, False
 
 
-def run_course(rt: int, seed: int) -> int:
-    nao = InProcessNao(x=-8.0, robot_type=rt, seed=seed)
-    w = walk_engine(rt)
+def run_course(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[int, str | None]:
+    """The 48 s course of COURSE: (falls, the segment of the fall); the course ends at the first fall."""
+    x, y, th = start_pose(-8.0, seed)
+    nao = InProcessNao(x=x, y=y, theta=th, robot_type=rt, seed=seed)
+    w = walk_engine(rt, sets, name)
     falls, down = 0, False
-    for _name, secs, cmd in COURSE:
+    for seg, secs, cmd in COURSE:
         t = 0.0
         while t < secs:
             c = cmd(t) if cmd is not None else None
@@ -93,8 +109,8 @@ def run_course(rt: int, seed: int) -> int:
                 falls += 1
             down = up < 0.5
             if down:  # a fallen robot cannot continue the course
-                return falls
-    return falls
+                return falls, seg
+    return falls, None
 
 
 def main() -> None:
@@ -109,18 +125,22 @@ def main() -> None:
         walk_engine(args.robot_type)
     except ValueError as e:
         ap.error(str(e))
-    speeds, fwd_falls, course_falls = [], 0, []
+    speeds, fwd_falls, course_falls, where_fell = [], 0, [], []
     for seed in range(args.runs):
         v, fell = run_forward(args.robot_type, seed)
         fwd_falls += fell
         if v is not None:
             speeds.append(v)
-        course_falls.append(run_course(args.robot_type, seed))
+        falls, where = run_course(args.robot_type, seed)
+        course_falls.append(falls)
+        if where:
+            where_fell.append(where)
     print(f"robot type {args.robot_type}, {args.runs} runs, set {args.set} of {args.params or 'walk_params.yaml'}")
     print(f"  10 m forward: {np.mean(speeds) if speeds else float('nan'):.3f} m/s mean "
           f"({len(speeds)}/{args.runs} completed, {fwd_falls} falls)")
     print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "
-          f"falls per course {np.mean(course_falls):.2f} ({course_falls})")
+          f"falls per course {np.mean(course_falls):.2f} ({course_falls})"
+          + (f", in: {', '.join(where_fell)}" if where_fell else ""))
 
 
 if __name__ == "__main__":

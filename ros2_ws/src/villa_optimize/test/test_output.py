@@ -61,3 +61,52 @@ def test_replacing_the_set_keeps_inheritance(tmp_path):
     sets = load_parameter_sets(path)
     assert sets["sprint"] == sets["goToTarget"]                 # sprint inherits the learned goToTarget
     assert sets["positioning"].max_step_x == pytest.approx(0.08)
+
+
+class _FakeWorld:
+    """Scores an episode by where the robot is placed: fitness = 10 + 100 * y offset; falls when placed left of 3 cm."""
+
+    def __init__(self):
+        self.placements = []
+
+    def run(self, task, sets):
+        from villa_optimize.tasks import EpisodeResult
+
+        x, y, th = task.placement()
+        self.placements.append((x, y, th))
+        return EpisodeResult(fitness=10.0 + 100.0 * (y - task.start[1]), fell=y - task.start[1] > 0.03,
+                             fall_time=None)
+
+    def close(self):
+        pass
+
+
+def test_trials_average_episodes_from_the_nominal_and_jittered_starts(tmp_path, monkeypatch):
+    import villa_optimize.worlds as W
+
+    world = _FakeWorld()
+    monkeypatch.setattr(W, "make_world", lambda *a, **k: world)
+    o = _objective(tmp_path)
+    o.trials = 4
+    assert o.describe()["trials"] == 4
+    ev = o.make_evaluator(0)
+    f, info = ev.evaluate(o.x0())
+    start = ev.task.start
+    assert len(world.placements) == 4 and world.placements[0] == start
+    assert len(set(world.placements)) == 4
+    ys = [p[1] - start[1] for p in world.placements]
+    assert f == pytest.approx(np.mean([10.0 + 100.0 * y for y in ys]))
+    assert info["falls"] == sum(y > 0.03 for y in ys) and info["fell"] == (info["falls"] > 0)
+    assert len(info["trials"]) == 4
+    ev.evaluate(o.x0())
+    assert len(set(world.placements)) == 7                  # fresh jitter every evaluation, nominal again first
+    other = _objective(tmp_path)
+    other.trials = 4
+    assert other.make_evaluator(1).tasks()[1].placement() != o.make_evaluator(0).tasks()[1].placement()  # per worker
+
+
+def test_trials_must_be_positive(tmp_path):
+    with pytest.raises(ValueError, match="--trials"):
+        WalkObjective("goToTarget", Space.from_yaml(config_path("villa_optimize", "walk_space.yaml")),
+                      Path(config_path("villa_motion", "walk_params.yaml")), "goToTarget", "x", tmp_path / "w.yaml",
+                      backend="inprocess", trials=0)

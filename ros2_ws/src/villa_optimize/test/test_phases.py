@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from villa_motion.walk import WalkParams
 from villa_optimize.phases import (
     FALL,
     DribbleOptPhase,
@@ -118,7 +119,52 @@ def test_fall_penalty_ordering():
 
 
 def test_tasks_registry():
-    assert get_task("goToTarget").duration() == pytest.approx(39.5)      # 1 s settling + 38.5 s of phases
+    assert get_task("goToTarget").duration() == pytest.approx(61.0)      # 1 s settling + 60 s of phases
     with pytest.raises(ValueError, match="unknown walk task"):
         get_task("nope")
     assert get_task("goToTarget").truncated(4.0).duration() == pytest.approx(5.0)
+
+
+def _turn_sense(points, centre):
+    """+1 where consecutive points go counter-clockwise around `centre`, -1 clockwise."""
+    out = []
+    for (ax, ay), (bx, by) in zip(points, points[1:], strict=False):
+        cross = (ax - centre[0]) * (by - centre[1]) - (ay - centre[1]) * (bx - centre[0])
+        out.append(math.copysign(1, cross))
+    return out
+
+
+def test_go_to_target_walks_spirals_both_ways_and_alternates_left_right():
+    """Figure 4's spiral both clockwise and counter-clockwise, and quick alternation between left and right."""
+    phases = get_task("goToTarget").make_phases()
+    targets = [p.target for p in phases if isinstance(p, WaypointOptPhase)]
+    i = targets.index((9.0, -1.0))                         # the extreme change of direction ends here
+    cw, ccw = targets[i + 1:i + 5], targets[i + 5:i + 9]
+    assert all(math.hypot(x - 9.0, y + 2.0) == pytest.approx(1.0) for x, y in cw)
+    assert all(math.hypot(x - 9.0, y) == pytest.approx(1.0) for x, y in ccw)
+    assert set(_turn_sense([targets[i], *cw], (9.0, -2.0))) == {-1}              # clockwise round (9, -2)
+    assert set(_turn_sense([cw[-1], *ccw], (9.0, 0.0))) == {1}                   # counter-clockwise round (9, 0)
+    sideways = [p for p in phases if isinstance(p, WaypointOptPhase) and p.face == 0.0 and p.duration == 1.0]
+    ys = [p.target[1] for p in sideways]
+    assert len(ys) == 4 and all((a - b) * (b - c) < 0 for a, b, c in zip(ys, ys[1:], ys[2:], strict=False))
+    assert isinstance(phases[-1], StopOptPhase)
+
+
+def test_jittered_task_moves_the_placement_not_the_course():
+    import numpy as np
+
+    task = get_task("goToTarget")
+    rng = np.random.default_rng(7)
+    seen = []
+    for _ in range(50):
+        j = task.jittered(rng)
+        x, y, th = j.placement()
+        assert j.start == task.start
+        assert abs(x - task.start[0]) <= 0.05 and abs(y - task.start[1]) <= 0.05
+        assert abs(th - task.start[2]) <= math.radians(5.0) + 1e-12
+        seen.append((x, y, th))
+    assert len(set(seen)) == 50 and task.placement() == task.start
+    # the course frame is the nominal start: a robot placed 4 cm to the left is 4 cm left in the course
+    ep = Episode(task.jittered(rng), {"goToTarget": WalkParams()})
+    s = ep.to_course(Observation(0.0, task.start[0], task.start[1] + 0.04, 0.0, 1.0, {}))
+    assert (s.x, s.y) == pytest.approx((0.0, 0.04))

@@ -74,6 +74,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="YAML the learned set is written to (default <out>/walk_params.yaml)")
     w.add_argument("--space", type=Path, default=None,
                    help="parameters and bounds (default villa_optimize's config/walk_space.yaml)")
+    w.add_argument("--trials", type=_int_at_least(1), default=3,
+                   help="episodes per candidate, averaged: the nominal start and trials-1 starts jittered within 5 cm "
+                        "and 5 degrees (default 3)")
     w.add_argument("--time-limit", type=_positive_float, default=None,
                    help="stop each evaluation after this many simulated seconds of the task (default: whole task)")
     try:
@@ -98,7 +101,7 @@ def _walk_objective(args):
     return WalkObjective(task_name=args.task, space=space, base_file=Path(base), start_set=start,
                          set_name=args.set_name or task.optimized_set,
                          params_out=args.params_out or args.out / "walk_params.yaml", backend=args.backend,
-                         robot_type=args.robot_type, time_limit=args.time_limit)
+                         robot_type=args.robot_type, time_limit=args.time_limit, trials=args.trials, seed=args.seed)
 
 
 def main(args: argparse.Namespace | None = None) -> int:

@@ -54,6 +54,9 @@ class KickTrial:
     def duration(self) -> float:
         return self.settle + KICK_TIMEOUT + 3.0 + ROLL_TIME
 
+    def placement(self) -> tuple[float, float, float]:
+        return self.start
+
 
 def approach_trials(kick: KK.KickDef, attempts: int = ATTEMPTS) -> list[KickTrial]:
     """The §13.2 starts: `attempts` poses on the half circle ARC_RADIUS around BALL, centred on the side of the kick's

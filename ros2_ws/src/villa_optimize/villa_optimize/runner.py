@@ -361,7 +361,9 @@ def run(objective: Objective, x0: np.ndarray, cfg: RunConfig, progress: Callable
             line = {"generation": gen, "evaluations": st.evaluations, "best": st.best_fitness,
                     "generation_best": float(fits[i]), "mean": float(fits.mean()), "falls": falls,
                     "sigma": float(st.es.sigma), "evals_per_hour": st.evals_per_hour,
-                    "eval_seconds": st.eval_seconds}
+                    "eval_seconds": st.eval_seconds,
+                    "x_generation_best": [float(v) for v in xs[i]],          # normalized, for later validation
+                    "x_mean": [float(v) for v in st.es.mean]}
             if improved:
                 objective.write_best(st.best_x, st.best_fitness, st.best_info or {}, out)
             save_state(out, st)

@@ -1,8 +1,9 @@
 """Walk optimization tasks built from OptPhases and run as episodes: UT Austin Villa 2011 report §10.3, §10.4.2.
 
 - goToTarget (§10.3.2): a course of targets and stop targets covering Figure 4's kinds (long walks forward /
-  backward / left / right, quick direction changes, weaving at 45°, a noisy target, stop and go), one active at a
-  time for its own duration; fitness = sum of reward_target and reward_stop.
+  backward / left / right, quick direction changes, weaving at 45°, a noisy target, stop and go, a spiral both
+  clockwise and counter-clockwise, quick alternation between left and right), one active at a time for its own
+  duration; fitness = sum of reward_target and reward_stop.
 - sprint (§10.3.2): the same course with goToTarget fixed; the optimized sprint set is used whenever the robot
   faces within 15° of its target (and it is over 1 m away), so the two sets are learned compatible.
 - driveBallToGoal (§10.3.1): drive the ball toward the opponent goal for 30 s; fitness = distance the ball travels
@@ -60,6 +61,18 @@ class Task:
     sprint_rule: bool = False                         # use optimized_set when facing within 15° of the target
     settle: float = 1.0                               # s standing after placement before the first phase
     time_limit: float | None = None                   # s of phases, None = the phases' full durations
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)   # placement minus `start` (a trial's start jitter); the
+    #                                                   course stays in `start`'s frame
+
+    def placement(self) -> tuple[float, float, float]:
+        """Where the robot is put: `start` moved by `offset` (x, y in m, theta in rad)."""
+        return (self.start[0] + self.offset[0], self.start[1] + self.offset[1], self.start[2] + self.offset[2])
+
+    def jittered(self, rng, position: float = 0.05, heading: float = math.radians(5.0)) -> Task:
+        """The same task with the robot placed uniformly within `position` m and `heading` rad of `start`."""
+        off = (float(rng.uniform(-position, position)), float(rng.uniform(-position, position)),
+               float(rng.uniform(-heading, heading)))
+        return Task(**{**self.__dict__, "offset": off})
 
     def duration(self) -> float:
         total = sum(p.duration for p in self.make_phases())
@@ -70,9 +83,20 @@ class Task:
         return Task(**{**self.__dict__, "time_limit": float(seconds)})
 
 
+def _circle(centre: tuple[float, float], radius: float, start_deg: float, step_deg: float, n: int,
+            seconds: float) -> list[OptPhase]:
+    """n waypoints on a circle, `step_deg` apart from `start_deg` (negative: clockwise): a spiral/curve walked by
+    moving and turning at once."""
+    a = [math.radians(start_deg + step_deg * (i + 1)) for i in range(n)]
+    return [WaypointOptPhase((centre[0] + radius * math.cos(t), centre[1] + radius * math.sin(t)), seconds)
+            for t in a]
+
+
 def go_to_target_phases() -> list[OptPhase]:
     """§10.3.2 Figure 4 kinds in the course frame (start at the origin facing +x). The long forward walk is 6 m: with
-    3 m CMA-ES found sets that won the course and fell on bench/motion_course.py's 10 m walk."""
+    3 m CMA-ES found sets that won the course and fell on bench/motion_course.py's 10 m walk. The circles and the
+    left-right alternation (Figure 4's spiral both ways and quick alternation) were added after sets learned without
+    them fell in bench/motion_course.py's spirals."""
     return [
         WaypointOptPhase((6.0, 0.0), 12.0),                # long walk forward
         StopOptPhase(1.0),                                 # stop
@@ -86,6 +110,13 @@ def go_to_target_phases() -> list[OptPhase]:
         WaypointOptPhase((6.5, 2.0), 1.0),                 # a target that changes quickly (noisy target)
         WaypointOptPhase((9.0, -1.0), 4.0),                # extreme change of direction
         StopOptPhase(1.5),                                 # quick movement combined with stopping
+        *_circle((9.0, -2.0), 1.0, 90.0, -90.0, 4, 2.0),   # spiral clockwise (a circle of 1 m around (9, -2))
+        *_circle((9.0, 0.0), 1.0, -90.0, 90.0, 4, 2.0),    # ... and counter-clockwise around (9, 0)
+        WaypointOptPhase((9.0, -0.5), 1.0, face=0.0),      # quick alternation between walking left and right
+        WaypointOptPhase((9.0, -1.5), 1.0, face=0.0),
+        WaypointOptPhase((9.0, -0.5), 1.0, face=0.0),
+        WaypointOptPhase((9.0, -1.5), 1.0, face=0.0),
+        StopOptPhase(1.5),
     ]
 
 

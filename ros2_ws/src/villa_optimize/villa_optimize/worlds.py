@@ -40,10 +40,10 @@ class InProcessWorld:
         return self.run_episode(Episode(task, sets, self.robot_type))
 
     def run_episode(self, ep):
-        """Run any episode (`task.start`, `task.ball`, `step`, `done`, `timed_out`, `result`) to its end."""
+        """Run any episode (`task.placement()`, `task.ball`, `step`, `done`, `timed_out`, `result`) to its end."""
         task = ep.task
         nao = self.nao
-        nao.place(*task.start)
+        nao.place(*task.placement())
         ball = nao.sim.ball
         ball.drop_at(*(task.ball or BALL_AWAY))
         while not ep.done and not ep.timed_out():
@@ -137,7 +137,7 @@ class SimWorld:
         task = job.episode.task
         now = p.time if p.time is not None else 0.0
         if job.state == "place":
-            x, y, th = task.start
+            x, y, th = task.placement()
             self.trainer.move_player(self.TEAM, 1, x, y, th, z=STAND_Z)
             self.trainer.place_ball(*(task.ball or BALL_AWAY))
             job.state, job.placed_at = "placing", now
@@ -146,7 +146,7 @@ class SimWorld:
         if p.pos is None or p.quat is None:
             raise RuntimeError("the simulator sends no torso pose (pos/quat) in its perceptions")
         if job.state == "placing":
-            x, y, _ = task.start
+            x, y, _ = task.placement()
             placed = math.hypot(p.pos[0] - x, p.pos[1] - y) < 0.05
             if not (placed and now - job.placed_at >= 0.06):
                 if now - job.placed_at > 2.0:
@@ -175,7 +175,7 @@ class SimWorld:
         return self.run_episode(Episode(task, sets, self.robot_type))
 
     def run_episode(self, episode):
-        """Run any episode (`task.start`, `task.ball`, `step`, `done`, `timed_out`, `result`) to its end."""
+        """Run any episode (`task.placement()`, `task.ball`, `step`, `done`, `timed_out`, `result`) to its end."""
         task = episode.task
         job = _Job(episode)
         timeout = 60.0 + 10.0 * task.duration()
