@@ -113,6 +113,24 @@ def run_course(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[
     return falls, None
 
 
+def measure(rt: int, runs: int, sets=None, name: str | None = None) -> dict:
+    """Both walks `runs` times (run i from start_pose(.., i)): mean 10 m speed of the completed ones, their count,
+    forward falls, falls per course and the segments fallen in; ok = every run completed without a fall."""
+    speeds, fwd_falls, course_falls, where = [], 0, [], []
+    for seed in range(runs):
+        v, fell = run_forward(rt, seed, sets, name)
+        fwd_falls += fell
+        if v is not None:
+            speeds.append(v)
+        falls, seg = run_course(rt, seed, sets, name)
+        course_falls.append(falls)
+        if seg:
+            where.append(seg)
+    return {"speed": float(np.mean(speeds)) if speeds else float("nan"), "completed": len(speeds),
+            "forward_falls": fwd_falls, "course_falls": course_falls, "where": where,
+            "ok": len(speeds) == runs and fwd_falls == 0 and not any(course_falls)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robot-type", type=int, default=0)
@@ -125,22 +143,13 @@ def main() -> None:
         walk_engine(args.robot_type)
     except ValueError as e:
         ap.error(str(e))
-    speeds, fwd_falls, course_falls, where_fell = [], 0, [], []
-    for seed in range(args.runs):
-        v, fell = run_forward(args.robot_type, seed)
-        fwd_falls += fell
-        if v is not None:
-            speeds.append(v)
-        falls, where = run_course(args.robot_type, seed)
-        course_falls.append(falls)
-        if where:
-            where_fell.append(where)
+    m = measure(args.robot_type, args.runs)
     print(f"robot type {args.robot_type}, {args.runs} runs, set {args.set} of {args.params or 'walk_params.yaml'}")
-    print(f"  10 m forward: {np.mean(speeds) if speeds else float('nan'):.3f} m/s mean "
-          f"({len(speeds)}/{args.runs} completed, {fwd_falls} falls)")
+    print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
+          f"{m['forward_falls']} falls)")
     print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "
-          f"falls per course {np.mean(course_falls):.2f} ({course_falls})"
-          + (f", in: {', '.join(where_fell)}" if where_fell else ""))
+          f"falls per course {np.mean(m['course_falls']):.2f} ({m['course_falls']})"
+          + (f", in: {', '.join(m['where'])}" if m["where"] else ""))
 
 
 if __name__ == "__main__":

@@ -58,21 +58,6 @@ def candidate_sets(desc: dict, base_file: Path, x) -> tuple[dict, str]:
     return sets, name
 
 
-def measure(sets: dict, name: str, rt: int, runs: int) -> dict:
-    speeds, fwd_falls, course_falls, where = [], 0, 0, set()
-    for seed in range(runs):
-        v, fell = MC.run_forward(rt, seed, sets, name)
-        fwd_falls += fell
-        if v is not None:
-            speeds.append(v)
-        fell_in = MC.run_course(rt, seed, sets, name)[1]
-        course_falls += fell_in is not None
-        where |= {fell_in} - {None}
-    return {"speed": float(np.mean(speeds)) if speeds else float("nan"), "completed": len(speeds),
-            "forward_falls": fwd_falls, "course_falls": course_falls, "where": ", ".join(sorted(where)),
-            "ok": fwd_falls == 0 and course_falls == 0 and len(speeds) == runs}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", type=Path, required=True, help="a `villa optimize walk` run directory")
@@ -110,18 +95,18 @@ def main() -> None:
     print(f"{'candidate':<22} {'task fitness':>12} {'10 m m/s':>9} {'done':>5} {'fwd falls':>9} {'course falls':>12}")
     rows = []
     t0 = time.monotonic()
-    start = measure(load_parameter_sets(base), name, rt, args.runs)
+    start = MC.measure(rt, args.runs, load_parameter_sets(base), name)
     print(f"{'start set ' + desc['start_set']:<22} {'':>12} {start['speed']:9.3f} {start['completed']:>5} "
-          f"{start['forward_falls']:>9} {start['course_falls']:>12}", flush=True)
+          f"{start['forward_falls']:>9} {sum(f > 0 for f in start['course_falls']):>12}", flush=True)
     for g in gens:
         h = by_gen[g]
         for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
             sets, _ = candidate_sets(desc, base, x)
-            m = measure(sets, name, rt, args.runs)
+            m = MC.measure(rt, args.runs, sets, name)
             rows.append((g, which, fit, m))
             fit_s = f"{fit:12.3f}" if fit is not None else f"{'':>12}"
             print(f"{f'gen {g} {which}':<22} {fit_s} {m['speed']:9.3f} {m['completed']:>5} {m['forward_falls']:>9} "
-                  f"{m['course_falls']:>12}  {m['where']}", flush=True)
+                  f"{sum(f > 0 for f in m['course_falls']):>12}  {', '.join(sorted(set(m['where'])))}", flush=True)
     ok = [r for r in rows if r[3]["ok"]]
     print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
     if not ok:
