@@ -23,6 +23,7 @@ import numpy as np
 from villa_motion.params import load_parameter_sets
 from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path
+from villa_optimize.tasks import start_jitter
 from villa_sim.inprocess import InProcessNao
 
 COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = stop)
@@ -57,8 +58,8 @@ def start_pose(x: float, seed: int) -> tuple[float, float, float]:
     simulation is deterministic and identical starts would repeat one trial."""
     if seed == 0:
         return x, 0.0, 0.0
-    rng = np.random.default_rng(seed)
-    return x + rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05), math.radians(rng.uniform(-5.0, 5.0))
+    dx, dy, dth = start_jitter(np.random.default_rng(seed))
+    return x + dx, dy, dth
 
 
 def run_forward(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[float | None, bool]:

@@ -20,7 +20,6 @@ import pickle
 import sys
 import time
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +31,7 @@ from villa_motion.params import load_parameter_sets
 from villa_nao.params import config_path
 from villa_optimize.space import Space, write_parameter_set
 from villa_optimize.tasks import get_task
+from villa_optimize.walk_objective import WalkObjective
 
 
 def load_run(run: Path) -> tuple[dict, list[dict]]:
@@ -50,12 +50,18 @@ def load_run(run: Path) -> tuple[dict, list[dict]]:
     return desc, hist
 
 
-def candidate_sets(desc: dict, base_file: Path, x) -> tuple[dict, str]:
+def run_objective(desc: dict, base_file: Path) -> WalkObjective:
+    """The run's objective as far as its candidates go (space, task, start set), for its parameter_sets(x)."""
     space = Space(tuple(desc["parameters"]), np.array(desc["lower"]), np.array(desc["upper"]))
-    sets = load_parameter_sets(base_file)
     name = get_task(desc["task"]).optimized_set
-    sets[name] = replace(sets[desc["start_set"]], **space.denormalize(x)).validate()
-    return sets, name
+    return WalkObjective(desc["task"], space, base_file, desc["start_set"], name, base_file,   # (nothing is written)
+                         robot_type=int(desc.get("robot_type", 0)))
+
+
+def _row(label: str, fit: float | None, m: dict) -> str:
+    fit_s = f"{fit:12.3f}" if fit is not None else f"{'':>12}"
+    return (f"{label:<22} {fit_s} {m['speed']:9.3f} {m['completed']:>5} {m['forward_falls']:>9} "
+            f"{sum(f > 0 for f in m['course_falls']):>12}  {', '.join(sorted(set(m['where'])))}")
 
 
 def main() -> None:
@@ -73,6 +79,8 @@ def main() -> None:
     base = args.start_params or Path(config_path("villa_motion", "walk_params.yaml"))
     desc, hist = load_run(args.run)
     rt = int(desc.get("robot_type", 0))
+    objective = run_objective(desc, base)
+    name = objective.task().optimized_set
     by_gen = {h["generation"]: h for h in hist}
 
     if args.export:
@@ -81,32 +89,25 @@ def main() -> None:
             ap.error(f"--export: need a generation of the run (1..{hist[-1]['generation']}) and best or mean")
         h = by_gen[int(gen)]
         x = h["x_generation_best"] if which == "best" else h["x_mean"]
-        sets, name = candidate_sets(desc, base, x)
-        write_parameter_set(out, base, name, sets[name],
+        write_parameter_set(out, base, name, objective.parameter_sets(x)[name],
                             f"walk set {name!r}: generation {gen}'s {which} of the villa optimize run {args.run}")
         print(f"wrote {out}: set {name!r} (generation {gen}, {which})")
         return
 
-    gens = sorted(g for g in by_gen if g % args.every == 0) + [hist[-1]["generation"]]
-    gens = sorted(set(gens))
-    name = get_task(desc["task"]).optimized_set
+    gens = sorted({g for g in by_gen if g % args.every == 0} | {hist[-1]["generation"]})
     print(f"run {args.run}: task {desc['task']}, {hist[-1]['evaluations']} evaluations, robot type {rt}; "
           f"{args.runs} trials per walk (bench/motion_course.py)")
     print(f"{'candidate':<22} {'task fitness':>12} {'10 m m/s':>9} {'done':>5} {'fwd falls':>9} {'course falls':>12}")
     rows = []
     t0 = time.monotonic()
     start = MC.measure(rt, args.runs, load_parameter_sets(base), name)
-    print(f"{'start set ' + desc['start_set']:<22} {'':>12} {start['speed']:9.3f} {start['completed']:>5} "
-          f"{start['forward_falls']:>9} {sum(f > 0 for f in start['course_falls']):>12}", flush=True)
+    print(_row(f"start set {desc['start_set']}", None, start), flush=True)
     for g in gens:
         h = by_gen[g]
         for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
-            sets, _ = candidate_sets(desc, base, x)
-            m = MC.measure(rt, args.runs, sets, name)
+            m = MC.measure(rt, args.runs, objective.parameter_sets(x), name)
             rows.append((g, which, fit, m))
-            fit_s = f"{fit:12.3f}" if fit is not None else f"{'':>12}"
-            print(f"{f'gen {g} {which}':<22} {fit_s} {m['speed']:9.3f} {m['completed']:>5} {m['forward_falls']:>9} "
-                  f"{sum(f > 0 for f in m['course_falls']):>12}  {', '.join(sorted(set(m['where'])))}", flush=True)
+            print(_row(f"gen {g} {which}", fit, m), flush=True)
     ok = [r for r in rows if r[3]["ok"]]
     print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
     if not ok:

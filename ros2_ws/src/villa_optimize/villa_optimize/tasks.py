@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import field as F
@@ -35,6 +35,13 @@ from villa_optimize.phases import (
 
 FIELD_GOAL_X = 15.0          # opponent goal line (SimSpark field, 30 m long), global frame
 UPRIGHT_FALLEN = 0.5         # z of the torso's up axis below which the robot counts as fallen (as bench/motion_course)
+
+
+def start_jitter(rng, position: float = 0.05, heading_deg: float = 5.0) -> tuple[float, float, float]:
+    """(dx m, dy m, dtheta rad) uniform within `position` m and `heading_deg` degrees: one trial's start offset (a
+    deterministic simulation repeats a trial exactly from an identical start)."""
+    return (float(rng.uniform(-position, position)), float(rng.uniform(-position, position)),
+            math.radians(rng.uniform(-heading_deg, heading_deg)))
 
 
 @dataclass(frozen=True)
@@ -68,11 +75,9 @@ class Task:
         """Where the robot is put: `start` moved by `offset` (x, y in m, theta in rad)."""
         return (self.start[0] + self.offset[0], self.start[1] + self.offset[1], self.start[2] + self.offset[2])
 
-    def jittered(self, rng, position: float = 0.05, heading: float = math.radians(5.0)) -> Task:
-        """The same task with the robot placed uniformly within `position` m and `heading` rad of `start`."""
-        off = (float(rng.uniform(-position, position)), float(rng.uniform(-position, position)),
-               float(rng.uniform(-heading, heading)))
-        return Task(**{**self.__dict__, "offset": off})
+    def jittered(self, rng) -> Task:
+        """The same task with the robot placed within 5 cm and 5° of `start` (start_jitter)."""
+        return replace(self, offset=start_jitter(rng))
 
     def duration(self) -> float:
         total = sum(p.duration for p in self.make_phases())
@@ -80,7 +85,7 @@ class Task:
 
     def truncated(self, seconds: float) -> Task:
         """The same task stopped after `seconds` of phases (a short evaluation)."""
-        return Task(**{**self.__dict__, "time_limit": float(seconds)})
+        return replace(self, time_limit=float(seconds))
 
 
 def _circle(centre: tuple[float, float], radius: float, start_deg: float, step_deg: float, n: int,
