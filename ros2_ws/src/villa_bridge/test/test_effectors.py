@@ -107,3 +107,36 @@ def test_every_simspark_play_mode_maps_to_own_and_opp():
     assert len(set(left)) == len(SIMSPARK_PLAY_MODES) and set(left) == set(right)
     for m, a, b in zip(SIMSPARK_PLAY_MODES, left, right, strict=True):
         assert (a == b) == (not m.lower().endswith(("_left", "_right")))
+
+
+def test_simspark_control_predicts_the_command_in_flight():
+    """A command acts one cycle late on the server: the next one accounts for the angle it will still add."""
+    b = SimSparkBackend("villa", 1, gain=50.0)
+    held = HeldTargets(b.joints)
+    held.update(command_to_targets(["HeadYaw"], [0.1]))
+    i = [j.name for j in b.joints].index("HeadYaw")
+    first = b.velocities(held, {"HeadYaw": 0.0})[i]
+    assert first == pytest.approx(0.1 / 0.02)                     # gain 1/dt: the whole error in one cycle
+    second = b.velocities(held, {"HeadYaw": 0.0})[i]              # not moved yet: the first command is in flight
+    assert second == pytest.approx(0.0, abs=1e-9)
+    b.hello()                                                     # a new connection: nothing in flight
+    assert b.velocities(held, {"HeadYaw": 0.0})[i] == pytest.approx(first)
+
+
+def test_simspark_control_never_pushes_into_a_stop():
+    """A joint beyond its stop ignores commands and keeps its last velocity: targets stay inside, and near a stop no
+    velocity points further out."""
+    b = SimSparkBackend("villa", 1)
+    held = HeldTargets(b.joints)
+    names = [j.name for j in b.joints]
+    knee = b.joints[names.index("LKneePitch")]
+    held.update(command_to_targets(["LKneePitch"], [knee.sim_max]))          # target on the stop itself
+    v = b.signs * b.velocities(held, {"LKneePitch": knee.sim_max - math.radians(5)})
+    target_inside = knee.sim_max - b.stop_margin
+    assert v[names.index("LKneePitch")] == pytest.approx(min(40 * (target_inside - (knee.sim_max - math.radians(5))),
+                                                             SIMSPARK_MAX_SPEED))
+    b.hello()
+    v = b.signs * b.velocities(held, {"LKneePitch": knee.sim_max + math.radians(0.5)})   # overshot past the stop
+    assert v[names.index("LKneePitch")] <= 0.0
+    with pytest.raises(ValueError, match="P gain"):
+        SimSparkBackend("villa", 1, gain=60.0)

@@ -1,0 +1,497 @@
+"""The real SimSpark server (rcssserver3d 0.7.3) for tests, benchmarks, games and the optimizer: start it headless
+on free ports with a configuration directory of its own, and be its trainer over the monitor port.
+
+- ``SimSparkServer``: finds ``rcssserver3d`` (``$VILLA_SIMSPARK_PREFIX``, then ``/opt/rcssserver3d``, then ``PATH``),
+  writes its ``~/.simspark/spark.rb`` (sync mode, ports, single-threaded: the multi-threaded server crashes when a
+  monitor connects) and a copy of ``rcssserver3d.rb`` (real-time pacing on or off, no internal monitor) into a
+  directory of its own, starts it with ``HOME`` there and stops it with SIGINT (SIGTERM breaks its embedded Ruby).
+  ``available()`` says whether a server is installed; tests skip with its reason when not.
+- ``SimSparkTrainer``: the monitor protocol (shared/simspark/SIMSPARK_FACTS.md, "Network protocol"): a full scene
+  graph ``(RSG 0 1)`` when a client connects or the scene changes (a robot joins or leaves), deltas ``(RDS 0 1)``
+  every 2 cycles that repeat the tree's shape and carry a node's ``(SLT m0..m15)`` (column-major 4x4, local to its
+  parent) only when it moved. The trainer keeps that tree and derives the ground truth villa_sim's Trainer gives
+  (``villa_sim.trainer.GroundTruth``): the ball is the transform whose mesh is ``models/soccerball.obj``, a robot's
+  torso the transform whose mesh is ``models/naobody<type>.obj`` with materials ``matNum<unum>`` and
+  ``matLeft``/``matRight``. Commands are the TrainerCommandParser's: play mode, kick-off, ball, agent move.
+
+The monitor stream must be read continuously: a server whose monitor socket fills up stops stepping. The stream has
+no simulation clock: in sync mode the server also sends monitor messages while it waits for its agents, so a message
+is not a step. ``GroundTruth.sim_time`` is therefore the game time (it runs from the kick-off; 0 in BeforeKickOff);
+an agent has the simulation time in its perceptions.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from transforms3d.quaternions import mat2quat
+
+from villa_bridge import framing
+from villa_bridge.sexp import ParseError, parse
+from villa_sim.testing import free_ports
+from villa_sim.trainer import GroundTruth, PlayerTruth, TrainerError
+
+DEFAULT_PREFIX = Path("/opt/rcssserver3d")
+PLAY_MODES = ("BeforeKickOff", "KickOff_Left", "KickOff_Right", "PlayOn", "KickIn_Left", "KickIn_Right",
+              "corner_kick_left", "corner_kick_right", "goal_kick_left", "goal_kick_right", "offside_left",
+              "offside_right", "GameOver", "Goal_Left", "Goal_Right", "free_kick_left", "free_kick_right",
+              "direct_free_kick_left", "direct_free_kick_right", "pass_left", "pass_right")
+
+
+class SimSparkError(RuntimeError):
+    """The server is missing, did not start, or died; the message says which and where its log is."""
+
+
+def find_prefix() -> Path | None:
+    """The installation prefix of rcssserver3d (bin/, lib/simspark, share/), or None when it is not installed."""
+    candidates = []
+    if os.environ.get("VILLA_SIMSPARK_PREFIX"):
+        candidates.append(Path(os.environ["VILLA_SIMSPARK_PREFIX"]))
+    candidates.append(DEFAULT_PREFIX)
+    on_path = shutil.which("rcssserver3d")
+    if on_path:
+        candidates.append(Path(on_path).resolve().parent.parent)
+    for prefix in candidates:
+        if (prefix / "bin" / "rcssserver3d").is_file() and (prefix / "share" / "simspark" / "spark.rb").is_file():
+            return prefix
+    return None
+
+
+def available() -> tuple[bool, str]:
+    """(True, prefix) when a SimSpark server is installed, else (False, why) for a test's skip reason."""
+    prefix = find_prefix()
+    if prefix is None:
+        return False, ("SimSpark (rcssserver3d 0.7.3) is not installed: set VILLA_SIMSPARK_PREFIX or install it at "
+                       f"{DEFAULT_PREFIX} (in this repository's CI: ../shared/simspark_server/install.sh)")
+    return True, str(prefix)
+
+
+def _listening(port: int) -> bool:
+    """Whether some process listens on TCP ``port`` (from /proc: a test connection would count as an agent)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            if len(parts) > 3 and parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:
+                return True
+    return False
+
+
+def _set_ruby_globals(text: str, values: dict[str, str]) -> str:
+    """Set ``$name = value`` lines of a Ruby configuration; names it lacks are added at the top."""
+    for name, value in values.items():
+        pattern = re.compile(rf"^\${name}\s*=.*$", re.MULTILINE)
+        line = f"${name} = {value}"
+        text, n = pattern.subn(line, text)
+        if n == 0:
+            text = line + "\n" + text
+    return text
+
+
+class SimSparkServer:
+    """rcssserver3d headless in a subprocess with its own configuration directory and free ports.
+
+    sync: the server steps only after every agent sent (syn) (tests, benchmarks, games); realtime: 20 ms pacing.
+    """
+
+    def __init__(self, *, sync: bool = True, realtime: bool = False, agent_port: int | None = None,
+                 monitor_port: int | None = None, directory: str | Path | None = None,
+                 start_timeout: float = 30.0) -> None:
+        prefix = find_prefix()
+        if prefix is None:
+            raise SimSparkError(available()[1])
+        self.prefix = prefix
+        ports = free_ports(2)
+        self.agent_port = agent_port or ports[0]
+        self.monitor_port = monitor_port or ports[1]
+        self.sync, self.realtime = sync, realtime
+        self.dir = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="villa-simspark-"))
+        self.log_path = self.dir / "server.log"
+        self._write_config()
+        env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+        env.update(HOME=str(self.dir), SPARK_DIR=str(prefix),
+                   LD_LIBRARY_PATH=":".join([str(prefix / "lib" / "simspark"), str(prefix / "lib" / "rcssserver3d"),
+                                             *filter(None, [os.environ.get("LD_LIBRARY_PATH")])]))
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [str(prefix / "bin" / "rcssserver3d"), "--agent-port", str(self.agent_port), "--server-port",
+             str(self.monitor_port), "--script-path", str(self.dir / "rcssserver3d.rb")],
+            cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        deadline = time.monotonic() + start_timeout
+        while not (_listening(self.agent_port) and _listening(self.monitor_port)):
+            if self.proc.poll() is not None:
+                self._log.close()
+                raise SimSparkError(f"rcssserver3d exited with {self.proc.returncode} at start; log {self.log_path}:"
+                                    f"\n{self.log()}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise SimSparkError(f"rcssserver3d did not listen on {self.agent_port} within {start_timeout:.0f} s; "
+                                    f"log {self.log_path}")
+            time.sleep(0.1)
+
+    def _write_config(self) -> None:
+        (self.dir / ".simspark").mkdir(parents=True, exist_ok=True)
+        spark = (self.prefix / "share" / "simspark" / "spark.rb").read_text()
+        spark = _set_ruby_globals(spark, {
+            "agentSyncMode": "true" if self.sync else "false", "agentPort": str(self.agent_port),
+            "serverPort": str(self.monitor_port), "serverMultiThreadedMode": "false", "threadedAgentControl": "false"})
+        (self.dir / ".simspark" / "spark.rb").write_text(spark)
+        script = (self.prefix / "share" / "rcssserver3d" / "rcssserver3d.rb").read_text()
+        script = _set_ruby_globals(script, {"enableRealTimeMode": "true" if self.realtime else "false",
+                                            "enableInternalMonitor": "false"})
+        (self.dir / "rcssserver3d.rb").write_text(script)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def log(self, tail: int = 4000) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        try:
+            return self.log_path.read_text(errors="replace")[-tail:]
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGINT (the server's clean exit), SIGKILL if it hangs (it can, inside ODE)."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGINT)
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            except ProcessLookupError:
+                pass
+        if not self._log.closed:
+            self._log.close()
+        return self.proc.returncode
+
+    def __enter__(self) -> SimSparkServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# --- the monitor's scene graph ---------------------------------------------------------------------------------
+@dataclass
+class _Node:
+    local: np.ndarray | None              # 4x4 transform relative to the parent (TRF nodes), else None
+    children: list[_Node]
+    mesh: str = ""                         # the mesh a StaticMesh/SMN child loads ("models/soccerball.obj")
+    materials: tuple[str, ...] = ()
+
+
+def _slt(item: list) -> np.ndarray:
+    if len(item) != 17:
+        raise ParseError(f"SLT: expected 16 numbers, got {len(item) - 1}")
+    return np.array([float(v) for v in item[1:]]).reshape(4, 4).T      # column-major on the wire
+
+
+def _build(expr: list) -> _Node:
+    """A full-state node ``(nd KIND attrs... children...)``."""
+    node = _Node(None, [])
+    for item in expr[2:]:
+        if not isinstance(item, list) or not item:
+            continue
+        head = item[0]
+        if head == "nd":
+            node.children.append(_build(item))
+        elif head == "SLT":
+            node.local = _slt(item)
+        elif head == "load" and len(item) > 1:
+            node.mesh = item[1]
+        elif head in ("resetMaterials", "sMat"):
+            node.materials = tuple(item[1:])
+    return node
+
+
+def _apply(node: _Node, expr: list) -> None:
+    """A delta node ``(nd [(SLT ...)] [attrs] children...)``: children in the full state's order."""
+    i = 0
+    for item in expr[1:]:
+        if not isinstance(item, list) or not item:
+            continue
+        head = item[0]
+        if head == "nd":
+            if i >= len(node.children):
+                raise ParseError("monitor delta has more nodes than the scene graph")
+            _apply(node.children[i], item)
+            i += 1
+        elif head == "SLT":
+            node.local = _slt(item)
+
+
+@dataclass
+class _Tracked:
+    path: tuple[int, ...]                  # child indices from the root to the transform node
+
+
+class MonitorScene:
+    """The server's scene graph as the monitor sees it, and the ground truth derived from it (no sockets)."""
+
+    _UNUM = re.compile(r"^matNum(\d+)$")
+
+    def __init__(self) -> None:
+        self.root: _Node | None = None
+        self.header: dict[str, str] = {}
+        self.play_modes: tuple[str, ...] = PLAY_MODES
+        self.messages = 0
+        self._ball: tuple[int, ...] | None = None
+        self._robots: dict[tuple[str, int], tuple[tuple[int, ...], int]] = {}  # (side, unum) -> (path, type)
+        self._prev_ball: tuple[float, np.ndarray] | None = None
+
+    def feed(self, data: bytes | str) -> None:
+        """One monitor message (full state or delta). Raises ParseError on a message it cannot follow."""
+        exprs = parse(data)
+        if len(exprs) < 3:
+            raise ParseError("monitor message: expected (header)(RSG|RDS 0 1)(scene)")
+        header, kind, scene = exprs[0], exprs[1], exprs[2]
+        for item in header:
+            if isinstance(item, list) and len(item) >= 2 and isinstance(item[0], str):
+                if item[0] == "play_modes":
+                    self.play_modes = tuple(item[1:])
+                else:
+                    self.header[item[0]] = item[1]
+        if not isinstance(kind, list) or not kind:
+            raise ParseError("monitor message: missing RSG/RDS")
+        if kind[0] == "RSG":
+            self.root = _Node(np.eye(4), [_build(e) for e in scene if isinstance(e, list) and e and e[0] == "nd"])
+            self._index()
+        elif kind[0] == "RDS":
+            if self.root is None:
+                return                                  # a delta before the first full state: nothing to apply
+            nodes = [e for e in scene if isinstance(e, list) and e and e[0] == "nd"]
+            if len(nodes) != len(self.root.children):
+                raise ParseError(f"monitor delta has {len(nodes)} top nodes, the scene graph "
+                                 f"{len(self.root.children)}")
+            for child, e in zip(self.root.children, nodes, strict=True):
+                _apply(child, e)
+        else:
+            raise ParseError(f"monitor message: unknown scene kind {kind[0]!r}")
+        self.messages += 1
+
+    def _index(self) -> None:
+        """Find the ball and the robots' torsos. A mesh node hangs under the transform of its body: the ball's
+        directly (TRF ball -> mesh), a robot's torso through a display rotation (TRF torso -> TRF -> mesh)."""
+        self._ball, self._robots = None, {}
+
+        def walk(node: _Node, path: tuple[int, ...]) -> None:
+            for i, child in enumerate(node.children):
+                p = path + (i,)
+                if child.mesh == "models/soccerball.obj":
+                    self._ball = path
+                elif child.mesh.startswith("models/naobody") and len(path) >= 2:
+                    mats = child.materials
+                    side = "left" if "matLeft" in mats else "right" if "matRight" in mats else ""
+                    unum = next((int(m.group(1)) for m in map(self._UNUM.match, mats) if m), 0)
+                    rtype = int(child.mesh[len("models/naobody"):].split(".")[0] or 0)
+                    if side and unum:
+                        self._robots[(side, unum)] = (path[:-1], rtype)
+                walk(child, p)
+
+        walk(self.root, ())
+
+    def _world(self, path: tuple[int, ...]) -> np.ndarray:
+        m = np.eye(4)
+        node = self.root
+        for i in path:
+            node = node.children[i]
+            if node.local is not None:
+                m = m @ node.local
+        return m
+
+    @property
+    def game_time(self) -> float:
+        return float(self.header.get("time", 0.0))
+
+    @property
+    def play_mode(self) -> str:
+        try:
+            return self.play_modes[int(self.header.get("play_mode", 0))]
+        except (ValueError, IndexError):
+            return ""
+
+    def robot_types(self) -> dict[tuple[str, int], int]:
+        return {k: t for k, (_, t) in self._robots.items()}
+
+    def truth(self) -> GroundTruth | None:
+        """The ground truth now, in villa_sim's GroundTruth (global frame: the left team's)."""
+        if self.root is None:
+            return None
+        sim_time = self.game_time
+        ball = np.zeros(3)
+        vel = np.zeros(3)
+        if self._ball is not None:
+            ball = self._world(self._ball)[:3, 3].copy()
+            if self._prev_ball is not None and sim_time > self._prev_ball[0]:
+                vel = (ball - self._prev_ball[1]) / (sim_time - self._prev_ball[0])
+            if self._prev_ball is None or sim_time > self._prev_ball[0]:
+                self._prev_ball = (sim_time, ball)
+        names = {"left": self.header.get("team_left", ""), "right": self.header.get("team_right", "")}
+        players = {}
+        for (side, unum), (path, _) in self._robots.items():
+            m = self._world(path)
+            r = m[:3, :3]
+            # SimSpark's torso axes are x right, y forward, z up; REP-103's x forward, y left, z up
+            rep = np.column_stack([r[:, 1], -r[:, 0], r[:, 2]])
+            q = mat2quat(rep)
+            players[(side, unum)] = PlayerTruth(names[side], side, unum, tuple(float(v) for v in m[:3, 3]),
+                                                tuple(float(v) for v in q))
+        return GroundTruth(sim_time, self.game_time, self.play_mode, int(self.header.get("score_left", 0)),
+                           int(self.header.get("score_right", 0)), tuple(float(v) for v in ball),
+                           tuple(float(v) for v in vel), players)
+
+
+class SimSparkTrainer:
+    """Trainer and ground truth over SimSpark's monitor port: villa_sim.trainer.Trainer's interface.
+
+    ``move_player`` takes the global frame with theta in rad, 0 = facing +x (the server's own ``move`` angle
+    has 0 facing +y, and stands the robot upright); ``team`` is Left or Right (or the side's team name).
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + connect_timeout
+        while True:
+            try:
+                self._sock = socket.create_connection((host, port), timeout=1.0)
+                break
+            except OSError as e:
+                if time.monotonic() > deadline:
+                    raise TrainerError(f"cannot reach SimSpark's monitor port {host}:{port}: {e}") from e
+                time.sleep(0.1)
+        self._sock.settimeout(None)
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.scene = MonitorScene()
+        self._lock = threading.Condition()
+        self._send_lock = threading.Lock()
+        self._truth: GroundTruth | None = None
+        self._closed = False
+        self.errors = 0
+        self._reader = threading.Thread(target=self._read_loop, name="simspark-trainer", daemon=True)
+        self._reader.start()
+
+    # --- commands -----------------------------------------------------------------------------------
+    def send(self, command: str) -> None:
+        try:
+            with self._send_lock:
+                self._sock.sendall(framing.encode(command))
+        except OSError as e:
+            raise TrainerError(f"monitor connection lost: {e}") from e
+
+    def kick_off(self, side: str = "Left") -> None:
+        self.send(f"(kickOff {side})")
+
+    def play_mode(self, mode: str) -> None:
+        if mode not in PLAY_MODES:
+            raise ValueError(f"unknown SimSpark play mode {mode!r}; known: {', '.join(PLAY_MODES)}")
+        self.send(f"(playMode {mode})")
+
+    def drop_ball(self) -> None:
+        self.send("(dropBall)")
+
+    def place_ball(self, x: float, y: float, z: float | None = None, velocity=(0.0, 0.0, 0.0)) -> None:
+        z = 0.042 if z is None else z
+        vx, vy, vz = velocity
+        self.send(f"(ball (pos {x:.4f} {y:.4f} {z:.4f}) (vel {vx:.4f} {vy:.4f} {vz:.4f}))")
+
+    def _side(self, team: str) -> str:
+        if team in ("Left", "Right"):
+            return team
+        if team.lower() in ("left", "right"):
+            return team.capitalize()
+        h = self.scene.header
+        if h.get("team_left") == team:
+            return "Left"
+        if h.get("team_right") == team:
+            return "Right"
+        raise TrainerError(f"no team {team!r} on the server (left: {h.get('team_left')}, right: "
+                           f"{h.get('team_right')})")
+
+    def move_player(self, team: str, unum: int, x: float, y: float, theta: float, z: float = 0.4) -> None:
+        """Place a robot upright at (x, y, z), facing theta (rad, global frame, 0 = +x); velocities are zeroed."""
+        self.send(f"(agent (unum {unum}) (team {self._side(team)}) (move {x:.4f} {y:.4f} {z:.4f} "
+                  f"{math.degrees(theta) - 90.0:.3f}))")
+
+    # --- ground truth -------------------------------------------------------------------------------
+    def truth(self) -> GroundTruth | None:
+        with self._lock:
+            return self._truth
+
+    def wait_for(self, predicate: Callable[[GroundTruth], bool], timeout: float = 30.0) -> GroundTruth:
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if self._truth is not None and predicate(self._truth):
+                    return self._truth
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._closed:
+                    raise TrainerError("timed out waiting for SimSpark" if not self._closed
+                                       else "SimSpark's monitor connection closed")
+                self._lock.wait(min(remaining, 0.5))
+
+    def wait_sim_time(self, t: float, timeout: float = 60.0) -> GroundTruth:
+        """Wait until the game time reaches t (SimSpark's monitor has no other clock)."""
+        return self.wait_for(lambda g: g.sim_time >= t, timeout)
+
+    def wait_updates(self, n: int = 2, timeout: float = 30.0) -> GroundTruth:
+        """Wait for n more monitor messages (at most one per 2 cycles; also sent while the server waits)."""
+        start = self.scene.messages
+        return self.wait_for(lambda g: self.scene.messages >= start + n, timeout)
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+
+    def __enter__(self) -> SimSparkTrainer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read_loop(self) -> None:
+        try:
+            while not self._closed:
+                data = framing.recv_frame(self._sock, 16 << 20)
+                try:
+                    self.scene.feed(data)
+                except ParseError:
+                    self.errors += 1                     # lost track of the tree: ask for a full state again
+                    self.send("(reqfullstate)")
+                    continue
+                gt = self.scene.truth()
+                with self._lock:
+                    self._truth = gt
+                    self._lock.notify_all()
+        except (OSError, ConnectionError, ParseError):
+            pass
+        finally:
+            with self._lock:
+                self._closed = True
+                self._lock.notify_all()
