@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -95,3 +96,20 @@ def test_rcssservermj_items():
     assert p.joint_velocities == [-2.5, 0.33]
     assert p.vision.players[0].parts["rlowerarm"] == (0.18, -33.72, -24.14)
     assert p.heard[0].message == "hi" and not p.heard[0].team_frame
+
+
+def test_a_non_finite_value_spoils_only_its_own_element():
+    """SimSpark sends a field line as (L (pol nan nan nan) ...) now and then (8 in 68,614 perceptions): that line
+    goes, the joints, IMU, game state and the rest of the vision stay."""
+    msg = find("single_left_walkish.jsonl.gz", "villaA/1", "41.60")
+    ref = parse_perception(msg)
+    assert ref.vision is not None and ref.vision.lines and ref.spoiled == 0
+    bad = msg.replace("(L ", "(L (pol nan nan nan) (pol 1.0 2.0 3.0)) (L ", 1)
+    bad = bad.replace("(HJ (n hj2) (ax ", "(HJ (n hj2) (ax nan)) (HJ (n hjX) (ax ", 1)   # one joint reading
+    p = parse_perception(bad)
+    assert p.spoiled == 2
+    assert p.vision.lines == ref.vision.lines and p.vision.objects == ref.vision.objects
+    assert "hj2" not in p.joint_names and len(p.joint_names) == len(ref.joint_names)   # hjX is the old hj2 value
+    assert p.game == ref.game and p.gyro == ref.gyro and p.acc == ref.acc and p.frp == ref.frp
+    gyr = parse_perception(re.sub(r"\(GYR \(n torso\) \(rt [^)]*\)\)", "(GYR (n torso) (rt inf 0 0))", msg))
+    assert gyr.gyro is None and gyr.spoiled == 1 and gyr.acc == ref.acc

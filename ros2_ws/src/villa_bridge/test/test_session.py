@@ -124,6 +124,7 @@ def test_late_motion_holds_targets_and_counts_late_cycles(server):
     cycles = []
     session = BridgeSession(backend, SessionConfig(port=server.port, target_deadline=0.02, motion_timeout_cycles=3),
                             on_cycle=lambda lat, late: cycles.append(late))
+    backend.sync = False                    # real-time mode: a wall-clock deadline per cycle
     th = start(session)
     try:
         server.accept()
@@ -135,8 +136,8 @@ def test_late_motion_holds_targets_and_counts_late_cycles(server):
         for k in range(7):
             server.send(CONFIRM.format(t=1.02 + 0.02 * k))
             reply = {e[0]: e[1:] for e in parse(server.recv())}
-            assert "syn" in reply
-            assert float(reply["he1"][0]) == pytest.approx(4.0)           # held target, P gain 40 * 0.1 rad
+            assert "syn" not in reply                                     # real-time mode
+            assert float(reply["he1"][0]) > 0.0                           # the held target still drives the joint
         # 3 cycles wait in vain (late, held targets sent), then the bridge stops waiting for silent motion
         assert cycles[:6] == [True, True, True, False, False, False]
         assert session.stats.late_cycles == 3
@@ -158,6 +159,59 @@ def test_a_failing_callback_does_not_stop_the_loop(server):
             server.send(CONFIRM.format(t=1.0 + 0.02 * k))
             assert parse(server.recv())[-1] == ["syn"]
         assert session.stats.callback_errors == 3        # the first perception is answered with init only
+    finally:
+        session.stop()
+        th.join(5)
+
+
+def test_sync_mode_waits_for_alive_motion_and_a_watchdog_answers_for_dead_motion(server):
+    """In sync mode the server waits for us anyway: no wall-clock deadline cuts alive motion short (a slow motion
+    layer is never late); a motion layer that stops answering is declared dead after the watchdog, and from then on
+    the bridge answers at once until motion sends again."""
+    cycles = []
+    done = threading.Condition()
+
+    def on_cycle(latency, late):
+        with done:
+            cycles.append((latency, late))
+            done.notify_all()
+
+    def cycle(t: float, answer=None):
+        """Send a perception at server time t, optionally answer it from another thread; (latency, late)."""
+        n = len(cycles)
+        server.send((CONFIRM if n == 0 else PLAIN).format(t=t))
+        if answer is not None:
+            threading.Timer(answer[0], lambda: session.submit_targets(command_to_targets(["HeadYaw"], [0.2]),
+                                                                      answer[1])).start()
+        reply = {e[0]: e[1:] for e in parse(server.recv())}
+        assert float(reply["he1"][0]) != 0.0
+        with done:
+            assert done.wait_for(lambda: len(cycles) > n, 5)
+            return cycles[-1]
+
+    session = BridgeSession(SimSparkBackend("villa", 7, sync=True),
+                            SessionConfig(port=server.port, sync_watchdog=0.3, idle_cycle_period=0.0),
+                            on_cycle=on_cycle)
+    th = start(session)
+    try:
+        server.accept()
+        server.recv()
+        server.send(PLAIN.format(t=1.0))
+        server.recv()
+        session.submit_targets(command_to_targets(["HeadYaw"], [0.1]))     # motion alive
+        # slow motion: targets 0.15 s after the perception (the old 0.1 s deadline would have sent without them)
+        latency, late = cycle(1.02, answer=(0.15, 1.02))
+        assert latency >= 0.14 and not late
+        # a stale answer (for an earlier perception) is held but does not answer this one: the watchdog expires
+        latency, late = cycle(1.04, answer=(0.0, 1.02))
+        assert latency >= 0.3 and late and session.stats.late_cycles == 1
+        # motion is dead now: answered at once, not late
+        latency, late = cycle(1.06)
+        assert latency < 0.2 and not late
+        # motion back: waited for again
+        session.submit_targets(command_to_targets(["HeadYaw"], [0.3]), 1.06)
+        latency, late = cycle(1.08, answer=(0.1, 1.08))
+        assert latency >= 0.09 and not late and session.stats.late_cycles == 1
     finally:
         session.stop()
         th.join(5)

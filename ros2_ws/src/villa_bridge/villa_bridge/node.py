@@ -49,6 +49,7 @@ def session_config(p: dict) -> SessionConfig:
                         retry_initial=float(p["retry_initial"]), retry_max=float(p["retry_max"]),
                         max_attempts=int(p["max_attempts"]), target_deadline=float(p["target_deadline"]),
                         motion_timeout_cycles=int(p["motion_timeout_cycles"]),
+                        sync_watchdog=float(p["sync_watchdog"]),
                         idle_cycle_period=float(p["idle_cycle_period"]),
                         max_message_size=int(p["max_message_size"]), recv_timeout=float(p["recv_timeout"]),
                         discard_limit=int(p["discard_limit"]))
@@ -58,6 +59,8 @@ def session_config(p: dict) -> SessionConfig:
         raise ValueError("retry_initial must be > 0 and retry_max >= retry_initial")
     if not 0 <= cfg.target_deadline < 1:
         raise ValueError(f"target_deadline must be in [0, 1) s, got {cfg.target_deadline}")
+    if not 0 < cfg.sync_watchdog <= 60:
+        raise ValueError(f"sync_watchdog must be in (0, 60] s, got {cfg.sync_watchdog}")
     return cfg
 
 
@@ -137,7 +140,8 @@ class BridgeNode(Node):
             self.rejected_commands += 1
             self.get_logger().error(f"bridge: {e} (command ignored)", throttle_duration_sec=2.0)
             return
-        self.session.submit_targets(targets)
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9      # the perception these targets answer
+        self.session.submit_targets(targets, stamp or None)
 
     def _on_beam(self, msg: Pose2D) -> None:
         if not all(math.isfinite(v) for v in (msg.x, msg.y, msg.theta)):

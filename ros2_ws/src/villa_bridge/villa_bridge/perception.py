@@ -17,7 +17,9 @@ Items understood:
 - ground truth ``(pos (n torso_pos) (p x y z))`` and ``(quat (n torso_quat) (q w x y z))`` (rcssservermj)
 
 Unknown items are counted and skipped (servers add perceptors over time); malformed known items raise
-``ParseError``. Nothing here converts units or frames: that is the bridge's (teamframe.py, node.py).
+``ParseError``. A non-finite number (SimSpark sends field lines as ``(L (pol nan nan nan) ...)`` now and then) spoils
+only its own element: that line, object, player part, joint reading, sensor or heard message is dropped and counted
+in ``Perception.spoiled``, and the rest of the perception is kept. Nothing here converts units or frames: that is the bridge's (teamframe.py, node.py).
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ class Perception:
     pos: tuple[float, float, float] | None = None         # m, global (left team's) frame
     quat: tuple[float, float, float, float] | None = None  # w x y z, global frame, REP-103 torso axes
     unknown: int = 0                                      # items skipped because their name is unknown
+    spoiled: int = 0                                      # elements dropped for a non-finite value
+
+
+class NonFinite(ParseError):
+    """A NaN or infinite number: spoils the element it is in (caught per element), not the whole perception."""
 
 
 def _f(a) -> float:
@@ -92,7 +99,7 @@ def _f(a) -> float:
     except (TypeError, ValueError):
         raise ParseError(f"expected a number, got {str(a)[:30]!r}") from None
     if v - v != 0.0:        # NaN or infinity (cheaper than two math calls on the hot path)
-        raise ParseError(f"non-finite number {a!r}")
+        raise NonFinite(f"non-finite number {a!r}")
     return v
 
 
@@ -175,9 +182,10 @@ def _hj(expr, p: Perception, vel: list) -> None:
         if (type(nm) is list and len(nm) == 2 and nm[0] == "n" and type(nm[1]) is str
                 and type(ax) is list and len(ax) == 2 and ax[0] == "ax"
                 and (vx is None or (type(vx) is list and len(vx) == 2 and vx[0] == "vx"))):
+            angle, speed = _f(ax[1]), None if vx is None else _f(vx[1])   # both before appending: a NaN skips the joint
             p.joint_names.append(nm[1])
-            p.joint_angles.append(_f(ax[1]))
-            vel.append(None if vx is None else _f(vx[1]))
+            p.joint_angles.append(angle)
+            vel.append(speed)
             return
     name = _named(expr)
     ax = vx = None
@@ -199,30 +207,40 @@ def _see(expr, p: Perception) -> None:
     for item in expr[1:]:
         if not isinstance(item, list) or not item or not isinstance(item[0], str):
             raise ParseError(f"See: bad item {_short(item)}")
-        kind = item[0]
-        if kind == "P":
-            pl = SeenPlayerWire()
-            for sub in item[1:]:
-                if not isinstance(sub, list) or len(sub) != 2 or not isinstance(sub[0], str):
-                    raise ParseError(f"See P: bad item {_short(sub)}")
-                if sub[0] == "team":
-                    pl.team = _s(sub[1])
-                elif sub[0] == "id":
-                    pl.id = _i(sub[1])
-                else:
-                    pl.parts[sub[0]] = _pol(sub[1])
-            v.players.append(pl)
-        elif kind == "L":
-            if len(item) != 3:
-                raise ParseError(f"See L: expected two (pol ...), got {_short(item)}")
-            v.lines.append((_pol(item[1]), _pol(item[2])))
-        elif len(item) == 2 and isinstance(item[1], list) and item[1] and item[1][0] == "pol":
-            v.objects[kind] = _pol(item[1])
-        elif kind in ("mypos", "myorien", "ballpos"):
-            p.unknown += 1          # SimSpark's optional ground-truth vision items (off in the 2011 config)
-        else:
-            raise ParseError(f"See: bad item {_short(item)}")
+        try:
+            _see_item(item, v, p)
+        except NonFinite:
+            p.spoiled += 1
     p.vision = v
+
+
+def _see_item(item: list, v: VisionWire, p: Perception) -> None:
+    kind = item[0]
+    if kind == "P":
+        pl = SeenPlayerWire()
+        for sub in item[1:]:
+            if not isinstance(sub, list) or len(sub) != 2 or not isinstance(sub[0], str):
+                raise ParseError(f"See P: bad item {_short(sub)}")
+            if sub[0] == "team":
+                pl.team = _s(sub[1])
+            elif sub[0] == "id":
+                pl.id = _i(sub[1])
+            else:
+                try:
+                    pl.parts[sub[0]] = _pol(sub[1])
+                except NonFinite:
+                    p.spoiled += 1          # one body part: the player is still seen by the others
+        v.players.append(pl)
+    elif kind == "L":
+        if len(item) != 3:
+            raise ParseError(f"See L: expected two (pol ...), got {_short(item)}")
+        v.lines.append((_pol(item[1]), _pol(item[2])))
+    elif len(item) == 2 and isinstance(item[1], list) and item[1] and item[1][0] == "pol":
+        v.objects[kind] = _pol(item[1])
+    elif kind in ("mypos", "myorien", "ballpos"):
+        p.unknown += 1          # SimSpark's optional ground-truth vision items (off in the 2011 config)
+    else:
+        raise ParseError(f"See: bad item {_short(item)}")
 
 
 def _hear(expr, p: Perception) -> None:
@@ -266,6 +284,41 @@ def _tch(expr, p: Perception) -> None:
     p.touch[_s(expr[2])] = _f(expr[4])
 
 
+def _item(head: str, expr: list, p: Perception, vel: list) -> None:
+    """One top-level item other than time; a NonFinite leaves ``p`` without this item."""
+    if head == "HJ":
+        _hj(expr, p, vel)
+    elif head == "See":
+        _see(expr, p)
+    elif head == "GS":
+        _gs(expr, p)
+    elif head == "GYR":
+        _named(expr)
+        p.gyro = _vec3(expr[2] if len(expr) > 2 else None, "rt")
+    elif head == "ACC":
+        _named(expr)
+        p.acc = _vec3(expr[2] if len(expr) > 2 else None, "a")
+    elif head == "FRP":
+        _frp(expr, p)
+    elif head == "hear":
+        _hear(expr, p)
+    elif head == "TCH":
+        _tch(expr, p)
+    elif head == "pos":
+        _named(expr)
+        p.pos = _vec3(expr[2] if len(expr) > 2 else None, "p")
+    elif head == "quat":
+        _named(expr)
+        q = expr[2] if len(expr) > 2 else None
+        if not isinstance(q, list) or len(q) != 5 or q[0] != "q":
+            raise ParseError(f"quat: expected (q w x y z), got {_short(q)}")
+        p.quat = (_f(q[1]), _f(q[2]), _f(q[3]), _f(q[4]))
+    elif head == "MIC":
+        _mic(expr, p)
+    else:
+        p.unknown += 1
+
+
 def parse_perception(data: bytes | bytearray | str) -> Perception:
     """One perception message -> Perception. Raises only ParseError."""
     p = Perception()
@@ -275,41 +328,15 @@ def parse_perception(data: bytes | bytearray | str) -> Perception:
             if not expr or not isinstance(expr[0], str):
                 raise ParseError(f"expression without a name: {_short(expr)}")
             head = expr[0]
-            if head == "HJ":
-                _hj(expr, p, vel)
-            elif head == "See":
-                _see(expr, p)
-            elif head == "time":
+            if head == "time":
                 if len(expr) != 2 or not isinstance(expr[1], list) or len(expr[1]) != 2:
                     raise ParseError(f"time: expected (time (now t)), got {_short(expr)}")
-                p.time = _f(expr[1][1])
-            elif head == "GS":
-                _gs(expr, p)
-            elif head == "GYR":
-                _named(expr)
-                p.gyro = _vec3(expr[2] if len(expr) > 2 else None, "rt")
-            elif head == "ACC":
-                _named(expr)
-                p.acc = _vec3(expr[2] if len(expr) > 2 else None, "a")
-            elif head == "FRP":
-                _frp(expr, p)
-            elif head == "hear":
-                _hear(expr, p)
-            elif head == "TCH":
-                _tch(expr, p)
-            elif head == "pos":
-                _named(expr)
-                p.pos = _vec3(expr[2] if len(expr) > 2 else None, "p")
-            elif head == "quat":
-                _named(expr)
-                q = expr[2] if len(expr) > 2 else None
-                if not isinstance(q, list) or len(q) != 5 or q[0] != "q":
-                    raise ParseError(f"quat: expected (q w x y z), got {_short(q)}")
-                p.quat = (_f(q[1]), _f(q[2]), _f(q[3]), _f(q[4]))
-            elif head == "MIC":
-                _mic(expr, p)
-            else:
-                p.unknown += 1
+                p.time = _f(expr[1][1])          # no time, no perception: non-finite raises
+                continue
+            try:
+                _item(head, expr, p, vel)
+            except NonFinite:
+                p.spoiled += 1
     except ParseError:
         raise
     except (IndexError, TypeError, AttributeError) as e:   # defensive: any shape we did not foresee

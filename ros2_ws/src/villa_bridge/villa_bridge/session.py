@@ -1,10 +1,19 @@
 """The bridge's socket loop, free of ROS: connect, handshake, and one effector message per perception.
 
 Per cycle (architecture.md "Timing"): blocking receive of a perception -> parse -> hand it to the owner
-(the node publishes) -> wait for this cycle's joint targets up to a deadline -> send one message with every
-joint command, beam, say and (syn). A late motion layer does not stall the server: the held targets are sent
-and the cycle is counted late. Malformed perceptions are counted, logged and answered with the held targets
-(in sync mode the server waits for an answer). A dropped connection reconnects with back-off and a new init.
+(the node publishes) -> wait for this cycle's joint targets -> send one message with every joint command, beam,
+say and (syn). How long to wait depends on the server:
+
+- sync mode (the server waits for every agent anyway): as long as motion is alive, up to a watchdog
+  (``sync_watchdog`` wall s). A watchdog that expires counts the cycle late and marks motion dead: from then on the
+  bridge answers at once (held targets) until motion sends again, so a dead motion layer never stalls the server.
+- real-time mode: up to ``target_deadline`` after the perception; a miss sends the held targets and counts the
+  cycle late. After ``motion_timeout_cycles`` cycles without targets the bridge stops waiting.
+
+Targets carry the time of the perception they answer (the JointCommand's stamp); targets for an earlier cycle that
+arrive late are held but do not answer the current one. Malformed perceptions are counted, logged and answered with
+the held targets (in sync mode the server waits for an answer). A dropped connection reconnects with back-off and a
+new init.
 """
 
 from __future__ import annotations
@@ -34,8 +43,9 @@ class SessionConfig:
     retry_initial: float = 0.5       # s, first back-off
     retry_max: float = 5.0           # s, back-off cap
     max_attempts: int = 0            # connection attempts before giving up; 0 = forever
-    target_deadline: float = 0.015   # s after a perception arrived to wait for joint targets
-    motion_timeout_cycles: int = 50  # stop waiting for targets after this many cycles without any
+    target_deadline: float = 0.015   # real-time mode: s after a perception arrived to wait for joint targets
+    motion_timeout_cycles: int = 50  # real-time mode: stop waiting for targets after this many cycles without any
+    sync_watchdog: float = 2.0       # sync mode: wall s to wait for alive motion before declaring it dead
     idle_cycle_period: float = 0.0   # s wall: without motion, answer no sooner than this after a perception
     max_message_size: int = framing.DEFAULT_MAX_SIZE
     recv_timeout: float = 5.0        # s without any message -> treat the connection as dead
@@ -50,6 +60,7 @@ class SessionStats:
     connects: int = 0
     say_rejected: int = 0
     callback_errors: int = 0         # exceptions raised by the owner's callbacks (logged, the loop goes on)
+    spoiled: int = 0                 # perception elements dropped for a non-finite value (the rest was used)
 
 
 class BridgeSession:
@@ -79,13 +90,21 @@ class BridgeSession:
         self._cycles_since_targets = 10**9
         self._targets_seq = 0        # incremented by every submit_targets
         self._seq_seen = 0           # _targets_seq when the previous cycle ended
+        self._cycle_time: float | None = None     # server time of the perception being answered
+        self._motion_dead = True                  # sync mode: the watchdog expired and no targets came since
 
     # --- called from other threads -------------------------------------------------------------------
-    def submit_targets(self, targets: Mapping[str, JointTarget]) -> None:
+    def submit_targets(self, targets: Mapping[str, JointTarget], stamp: float | None = None) -> None:
+        """Targets from motion; ``stamp`` = server time of the perception they answer (None or 0: unstamped, taken as
+        answering the current one). Stale targets (an earlier cycle) are held but do not end this cycle's wait."""
         with self._lock:
             self._pending_targets.update(targets)
             self._targets_seq += 1
-        self._targets_event.set()
+            current = self._cycle_time
+            stale = bool(stamp) and current is not None and stamp < current - 1e-6
+            self._motion_dead = False
+        if not stale:
+            self._targets_event.set()
 
     def submit_beam(self, x: float, y: float, theta: float) -> None:
         with self._lock:
@@ -170,7 +189,6 @@ class BridgeSession:
                 self.stats.malformed += 1
                 self.log.warning(f"bridge: oversized message skipped ({e}); {self.stats.malformed} malformed so far")
             t0 = time.monotonic()
-            self._targets_event.clear()
             perception = None
             try:
                 if data is not None:
@@ -184,6 +202,10 @@ class BridgeSession:
                 if reply is not None:
                     self._send(sock, reply)
                     continue
+            with self._lock:
+                self._targets_event.clear()
+                if perception is not None and perception.time is not None:
+                    self._cycle_time = perception.time
             angles: dict[str, float] = {}
             if perception is not None:
                 if self.unum is None:
@@ -195,7 +217,9 @@ class BridgeSession:
                 names, pos, _ = from_wire(perception.joint_names, perception.joint_angles)
                 angles = dict(zip(names, pos.tolist(), strict=True))
                 self._guarded(self.on_perception, perception, t0)
-            late = self._wait_targets(t0)
+                self.stats.spoiled += perception.spoiled
+            # motion answers published joint states only: no perception, nothing to wait for
+            late = self._wait_targets(t0) if perception is not None and angles else False
             self._send(sock, self._compose(angles))
             latency = time.monotonic() - t0
             self.stats.cycles += 1
@@ -212,18 +236,15 @@ class BridgeSession:
                                f"{self.stats.callback_errors} failures so far")
 
     def _wait_targets(self, t0: float) -> bool:
-        """Wait for this cycle's targets while motion is alive; True when alive motion missed the deadline.
-
-        Motion counts as alive when targets arrived within the last ``motion_timeout_cycles`` cycles (also
-        late ones, between cycles); without it the bridge waits only ``idle_cycle_period`` (pacing), never stalls.
-        """
+        """Wait for this cycle's targets while motion is alive (see the module docstring); True for a late cycle."""
+        if self.backend.sync:
+            return self._wait_sync(t0)
         if self._targets_seq != self._seq_seen and not self._targets_event.is_set():
             self._cycles_since_targets = 0               # targets came in after the previous deadline
         if self._cycles_since_targets <= self.config.motion_timeout_cycles:
             self._targets_event.wait(max(0.0, t0 + self.config.target_deadline - time.monotonic()))
         elif self.config.idle_cycle_period > 0:
-            # no motion yet: pace the (sync) server instead of spinning it as fast as the wire allows
-            self._targets_event.wait(max(0.0, t0 + self.config.idle_cycle_period - time.monotonic()))
+            self._idle(t0)
         got = self._targets_event.is_set()
         self._cycles_since_targets = 0 if got else self._cycles_since_targets + 1
         self._seq_seen = self._targets_seq
@@ -231,6 +252,25 @@ class BridgeSession:
         if late:
             self.stats.late_cycles += 1
         return late
+
+    def _wait_sync(self, t0: float) -> bool:
+        """Sync mode: the server waits for us anyway, so wait for alive motion up to the watchdog."""
+        if self._motion_dead:
+            if self.config.idle_cycle_period > 0:
+                self._idle(t0)
+            return False
+        if self._targets_event.wait(max(0.0, t0 + self.config.sync_watchdog - time.monotonic())):
+            return False
+        with self._lock:
+            self._motion_dead = True
+        self.stats.late_cycles += 1
+        self.log.warning(f"bridge: no joint targets for {self.config.sync_watchdog:.1f} s; answering with the held "
+                         "targets until motion sends again")
+        return True
+
+    def _idle(self, t0: float) -> None:
+        """No motion: pace the (sync) server instead of spinning it as fast as the wire allows."""
+        self._targets_event.wait(max(0.0, t0 + self.config.idle_cycle_period - time.monotonic()))
 
     def _compose(self, angles: Mapping[str, float]) -> str:
         with self._lock:
