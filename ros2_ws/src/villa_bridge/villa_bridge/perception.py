@@ -19,7 +19,8 @@ Items understood:
 Unknown items are counted and skipped (servers add perceptors over time); malformed known items raise
 ``ParseError``. A non-finite number (SimSpark sends field lines as ``(L (pol nan nan nan) ...)`` now and then) spoils
 only its own element: that line, object, player part, joint reading, sensor or heard message is dropped and counted
-in ``Perception.spoiled``, and the rest of the perception is kept. Nothing here converts units or frames: that is the bridge's (teamframe.py, node.py).
+in ``Perception.spoiled``, and the rest of the perception is kept. Nothing here converts units or frames: that is
+the bridge's (teamframe.py, node.py).
 """
 
 from __future__ import annotations
