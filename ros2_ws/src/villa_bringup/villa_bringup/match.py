@@ -1,6 +1,7 @@
-"""`villa match`: a match on the embedded simulator, from start to a final table.
+"""`villa match`: a match on the embedded simulator or the real SimSpark, from start to a final table.
 
-Starts `villa sim` (sync mode), then two teams one player at a time (villa on the left, by default a §11.5
+Starts `villa sim` (or, with ``--server simspark``, rcssserver3d; both in sync mode), then two teams one player at a
+time (villa on the left, by default a §11.5
 variant of villa on the right), kicks off through the trainer, plays the given simulated time with live progress
 (simulated time, score, real-time factor) and prints a final table: score, ball possession, falls and
 localization error (each player's `pose` against the server's ground truth). Exit code 0 for a completed match;
@@ -93,15 +94,18 @@ def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, flo
     return -x, -y, math.remainder(yaw + math.pi, 2 * math.pi)
 
 
+SERVERS = {"villa": "rcssservermj", "simspark": "simspark"}      # --server -> the bridge backend that speaks to it
+
+
 def team_file(base: Path, team: str, variant: str, port: int, players: int | None, out_dir: Path,
-              composition: str | None) -> Path:
-    """A copy of a team configuration with the match's team name, variant, server port and player count."""
+              composition: str | None, backend: str = "rcssservermj") -> Path:
+    """A copy of a team configuration with the match's team name, variant, server, backend and player count."""
     data = yaml.safe_load(base.read_text())
     data["team"] = team
     data["variant"] = variant
     data.setdefault("server", {})
     data["server"] = {**(data["server"] or {}), "host": "127.0.0.1", "port": port}
-    data["backend"] = "rcssservermj"
+    data["backend"] = backend
     if players is not None:
         if players > len(data["players"]):
             raise ConfigError(f"{base}: players: has {len(data['players'])}, the match asks for {players} -- "
@@ -161,6 +165,8 @@ class PoseListener:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", choices=tuple(SERVERS), default="villa",
+                   help="villa: the embedded simulator (default); simspark: the real rcssserver3d (installed)")
     p.add_argument("--duration", type=float, default=120.0, help="simulated seconds to play (default 120)")
     p.add_argument("--players", type=int, default=2, help="players per team (default 2; --full for 11)")
     p.add_argument("--full", action="store_true", help="11 v 11 with config/team_11.yaml for both teams")
@@ -170,8 +176,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opponent-config", default=None, help="team configuration for the opponent (default: same)")
     p.add_argument("--composition", choices=("player", "node"), default=None,
                    help="override both teams' composition (player: one process per player; node: per node)")
-    p.add_argument("--noise", choices=("simspark", "off"), default="simspark", help="vision noise (default simspark)")
-    p.add_argument("--seed", type=int, default=None, help="simulator noise seed")
+    p.add_argument("--noise", choices=("simspark", "off"), default="simspark",
+                   help="vision noise of villa sim (default simspark; the real SimSpark always has it)")
+    p.add_argument("--seed", type=int, default=None, help="villa sim's noise seed (SimSpark draws its own)")
     p.add_argument("--log-dir", default=None, help="logs and result.json (default .villa-logs/match-<time>)")
     p.add_argument("--connect-timeout", type=float, default=60.0, help="s to wait for each player (default 60)")
     p.add_argument("--stall-timeout", type=float, default=60.0,
@@ -189,6 +196,17 @@ def main(args: argparse.Namespace | None = None) -> int:
     if not 1 <= args.players <= 11:
         print("villa match: --players must be 1..11", file=sys.stderr)
         return 2
+    if args.server == "simspark":
+        from villa_sim.simspark import available
+
+        ok, why = available()
+        if not ok:
+            print(f"villa match: --server simspark: {why}", file=sys.stderr)
+            return 2
+        if args.noise == "off" or args.seed is not None:
+            print("villa match: --noise off and --seed apply to villa sim only (SimSpark's noise is its own)",
+                  file=sys.stderr)
+            return 2
     try:
         result = play(args)
     except (MatchError, ConfigError) as e:
@@ -198,11 +216,28 @@ def main(args: argparse.Namespace | None = None) -> int:
     return 0
 
 
+def start_server(args: argparse.Namespace, log_dir: Path):
+    """(server, trainer class) for --server: villa sim or the real SimSpark, sync mode, free ports."""
+    if args.server == "simspark":
+        from villa_sim.simspark import SimSparkServer, SimSparkTrainer
+
+        server = SimSparkServer(directory=log_dir / "simspark")
+        _log(f"SimSpark (rcssserver3d) on ports {server.agent_port}/{server.monitor_port} (sync); log "
+             f"{server.log_path}")
+        return server, SimSparkTrainer
+    from villa_sim.testing import SimProcess
+    from villa_sim.trainer import Trainer
+
+    server = SimProcess("--log-level", "WARNING", noise=args.noise == "simspark", seed=args.seed,
+                        log_dir=str(log_dir))
+    _log(f"villa sim on ports {server.agent_port}/{server.monitor_port} (sync, noise {args.noise})")
+    return server, Trainer
+
+
 def play(args: argparse.Namespace) -> dict:
     from villa_bringup.domain import lease_domain
     from villa_bringup.team import TeamRunner
-    from villa_sim.testing import SimProcess
-    from villa_sim.trainer import Trainer, TrainerError
+    from villa_sim.trainer import TrainerError
 
     log_dir = Path(args.log_dir or f".villa-logs/match-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -216,15 +251,15 @@ def play(args: argparse.Namespace) -> dict:
     runners: list[TeamRunner] = []
     sim = trainer = poses = None
     try:
-        sim = SimProcess("--log-level", "WARNING", noise=args.noise == "simspark", seed=args.seed,
-                         log_dir=str(log_dir))
-        _log(f"villa sim on ports {sim.agent_port}/{sim.monitor_port} (sync, noise {args.noise}); "
-             f"ROS_DOMAIN_ID={lease.domain_id}; logs in {log_dir}")
+        sim, trainer_cls = start_server(args, log_dir)
+        _log(f"ROS_DOMAIN_ID={lease.domain_id}; logs in {log_dir}")
         cfg_dir = Path(tempfile.mkdtemp(prefix="villa-match-", dir=log_dir))
-        left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition))
+        backend = SERVERS[args.server]
+        left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition,
+                              backend))
         right = load(team_file(opp_cfg, args.opponent if args.opponent != "villa" else "villa2", args.opponent,
-                               sim.agent_port, players, cfg_dir, args.composition))
-        trainer = Trainer(port=sim.monitor_port)
+                               sim.agent_port, players, cfg_dir, args.composition, backend))
+        trainer = trainer_cls(port=sim.monitor_port)
         poses = PoseListener({left.team: [p.unum for p in left.players], right.team: [p.unum for p in right.players]})
         for cfg in (left, right):  # the first team to connect plays on the left
             runner = TeamRunner(cfg, log_dir, env=env, ready_timeout=args.connect_timeout)
@@ -237,10 +272,10 @@ def play(args: argparse.Namespace) -> dict:
                                  f"{args.connect_timeout:.0f} s (logs in {log_dir / cfg.team})")
         n = len(left.players) + len(right.players)
         try:
-            gt = trainer.wait_for(lambda g: len(g.players) == n, timeout=args.connect_timeout)
-            gt = trainer.wait_sim_time(gt.sim_time + 2.0, timeout=args.stall_timeout)  # beams before kick-off
+            trainer.wait_for(lambda g: len(g.players) == n, timeout=args.connect_timeout)
+            trainer.wait_for(beamed, timeout=args.stall_timeout)
         except TrainerError as e:
-            raise MatchError(f"the simulator did not show all {n} players: {e}") from e
+            raise MatchError(f"the server did not show all {n} players standing on their own half: {e}") from e
         trainer.kick_off("Left")
         _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
         return _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
@@ -254,6 +289,11 @@ def play(args: argparse.Namespace) -> dict:
         if sim is not None:
             sim.stop()
         lease.release()
+
+
+def beamed(gt) -> bool:
+    """Every player stands upright on its own half: the beams before the kick-off have happened."""
+    return all(p.upright > 0.9 and (p.position[0] < 0) == (side == "left") for (side, _), p in gt.players.items())
 
 
 def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
