@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from villa_bridge import effectors
+from villa_bridge.joint_control import p_control
 from villa_bridge.joint_io import HeldTargets, command_to_targets
 from villa_bridge.rcssservermj import RcssservermjBackend
 from villa_bridge.sexp import parse
-from villa_bridge.simspark import SimSparkBackend, p_control
+from villa_bridge.simspark import SimSparkBackend
 from villa_bridge.teamframe import beam_on_wire, field_pose, landmark_name, play_mode, scores
 from villa_nao.joints import SIMSPARK_MAX_SPEED
 
@@ -58,23 +59,20 @@ def test_p_control_sign_clamp_and_stiffness():
     assert wire[[j.name for j in b.joints].index("HeadPitch")] == pytest.approx(-4.0)
 
 
-def test_rcssservermj_pd_command_degrees_and_gains():
-    gains = {j: (100.0, 1.0) for j in ("HeadYaw", "HeadPitch")}
-    from villa_nao.joints import JOINTS
-
-    gains = {j.name: (100.0, 1.0) for j in JOINTS}
-    b = RcssservermjBackend("villa", 2, gains=gains)
+def test_rcssservermj_sends_the_same_hinge_velocities_as_simspark():
+    """villa sim's Nao has SimSpark's velocity-controlled hinges: both backends command them alike."""
+    b = RcssservermjBackend("villa", 2)
+    ss = SimSparkBackend("villa", 2)
     held = HeldTargets(b.joints)
-    assert b.joint_commands(held, {}) == ""                 # nothing commanded yet: model defaults hold
-    held.update(command_to_targets(["HeadPitch"], [0.2], velocity=[0.1], stiffness=[0.5]))
-    (cmd,) = parse(b.joint_commands(held, {}))
-    assert cmd[0] == "he2"
-    q, dq, kp, kd, tau = map(float, cmd[1:])
-    assert q == pytest.approx(-math.degrees(0.2), abs=1e-3) and dq == pytest.approx(-math.degrees(0.1), abs=1e-3)
-    assert (kp, kd, tau) == (50.0, 0.5, 0.0)
+    assert b.joint_commands(held, {}) == ""                 # nothing commanded yet: the joints hold still
+    held.update(command_to_targets(["HeadPitch", "LKneePitch"], [0.2, 0.5], velocity=[0.1, 0.0], stiffness=[0.5, 1]))
+    angles = {"HeadPitch": 0.0, "LKneePitch": 0.4}
+    assert b.joint_commands(held, angles) == ss.joint_commands(held, angles)
+    vals = {e[0]: float(e[1]) for e in parse(b.joint_commands(held, angles))}
+    assert len(vals) == 22 and vals["he2"] < 0 < -vals["lle4"]       # pitch joints: NAOqi sign -1 on the wire
     assert b.hello() == ["(init nao villa 2)"]
     with pytest.raises(ValueError):
-        RcssservermjBackend("villa", 0, gains=gains)
+        RcssservermjBackend("villa", 0)
 
 
 def test_team_relative_conversions():
@@ -132,7 +130,7 @@ def test_simspark_control_never_pushes_into_a_stop():
     knee = b.joints[names.index("LKneePitch")]
     held.update(command_to_targets(["LKneePitch"], [knee.sim_max]))          # target on the stop itself
     v = b.signs * b.velocities(held, {"LKneePitch": knee.sim_max - math.radians(5)})
-    target_inside = knee.sim_max - b.stop_margin
+    target_inside = knee.sim_max - b.control.stop_margin
     assert v[names.index("LKneePitch")] == pytest.approx(min(40 * (target_inside - (knee.sim_max - math.radians(5))),
                                                              SIMSPARK_MAX_SPEED))
     b.hello()

@@ -36,11 +36,9 @@ def make_backend(p: dict):
     backend = p["backend"]
     common = dict(team=str(p["team"]), unum=int(p["unum"]), robot_type=int(p["robot_type"]), sync=bool(p["sync"]))
     if backend == "rcssservermj":
-        from villa_nao.gains import load_pd_gains
-
-        return RcssservermjBackend(gains=load_pd_gains(p["gains_file"] or None), **common)
+        return RcssservermjBackend(gain=float(p["joint_gain"]), **common)
     if backend == "simspark":
-        return SimSparkBackend(gain=float(p["simspark_gain"]), **common)
+        return SimSparkBackend(gain=float(p["joint_gain"]), **common)
     raise ValueError(f"backend must be rcssservermj or simspark, got {backend!r}")
 
 

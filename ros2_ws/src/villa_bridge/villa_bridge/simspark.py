@@ -1,45 +1,21 @@
-"""SimSpark (rcssserver3d 0.7.3) adapter: scene/init handshake and hinge-velocity joint control.
+"""SimSpark (rcssserver3d 0.7.3) adapter: scene/init handshake and hinge-velocity joint commands.
 
-UT Austin Villa 2011 report §3: a controller per joint turns the desired joint angle into the motor command.
-SimSpark's hinge effectors take a velocity (rad/s), clamped by the server to the joint's maximum speed and applied
-with at most 10 N m (SIMSPARK_FACTS.md, "Effector limits"). Measured on the real server (sync mode): a velocity sent
-in reply to perception k first shows in perception k+2, so one earlier command is still to act when the next one is
-chosen. The controller therefore predicts the angle when its command starts to act (measured angle + the velocities
-already sent and not yet seen, ``delay`` cycles) and asks for the velocity that closes ``gain`` x dt of the remaining
-error in one cycle, plus the command's feed-forward velocity. Without the prediction a proportional gain above
-about 12/s oscillates (poles of z^2 - z + K dt).
-
-Two of the server's rules shape the command: a joint beyond a stop ignores commands and keeps its last velocity, so
-targets stay ``stop_margin`` inside the stops and no velocity pushes further out once a joint is within that margin;
-a body whose motors are all at exactly 0 may be disabled by ODE (auto-disable), which any nonzero command undoes.
-Stiffness (0..1) scales the gain: SimSpark has no limp motor, stiffness 0 holds still.
+The hinges take velocities (rad/s); villa_bridge.joint_control turns the held angle targets into them (prediction of
+the command in flight, stop margins; UT Austin Villa 2011 report §3).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
 
 import numpy as np
 
 from villa_bridge import effectors
 from villa_bridge.backend import Backend
+from villa_bridge.joint_control import HingeVelocityControl
 from villa_bridge.joint_io import HeldTargets
 from villa_bridge.perception import Perception
 from villa_nao.joints import joints_for_type
-
-CYCLE = 0.02                 # s, SimSpark's simulation step and agent cycle
-
-
-def p_control(target: np.ndarray, current: np.ndarray, feed_forward: np.ndarray, stiffness: np.ndarray,
-              gain: float, max_speed: np.ndarray) -> np.ndarray:
-    """Joint velocities (rad/s, NAOqi sign): stiffness*gain*(target-current) + feed_forward, clamped.
-
-    A joint without a target (NaN) or without a measured angle (NaN) gets 0 (the motor holds still).
-    """
-    v = stiffness * gain * (target - current) + feed_forward
-    v = np.where(np.isfinite(v), v, 0.0)
-    return np.clip(v, -max_speed, max_speed)
 
 
 class SimSparkBackend(Backend):
@@ -52,23 +28,13 @@ class SimSparkBackend(Backend):
             raise ValueError(f"SimSpark robot type must be 0..4, got {robot_type}")
         if not 0 <= unum <= 11:
             raise ValueError(f"SimSpark unum must be 0..11 (0 = server assigns), got {unum}")
-        if not 0 < gain <= 1.0 / CYCLE:
-            raise ValueError(f"P gain must be in (0, {1.0 / CYCLE:g}] 1/s (above, the joint overshoots), got {gain}")
-        if delay not in range(4):
-            raise ValueError(f"command delay must be 0..3 cycles, got {delay}")
-        if not 0 <= stop_margin < np.radians(10):
-            raise ValueError(f"stop margin must be in [0, 10 deg), got {np.degrees(stop_margin):.1f} deg")
-        self.gain, self.delay, self.stop_margin = gain, delay, stop_margin
         self.joints = joints_for_type(robot_type)
-        self.max_speed = np.array([j.max_speed for j in self.joints])
+        self.control = HingeVelocityControl(self.joints, gain, delay, stop_margin)
         self.signs = np.array([j.sign for j in self.joints], dtype=float)
         self.effector_names = [j.simspark_effector for j in self.joints]
-        self.lower = np.array([j.sim_min for j in self.joints]) + stop_margin
-        self.upper = np.array([j.sim_max for j in self.joints]) - stop_margin
-        self._sent: deque[np.ndarray] = deque(maxlen=max(delay, 1))
 
     def hello(self) -> list[str]:
-        self._sent.clear()                  # a new robot: no command in flight
+        self.control.reset()                 # a new robot: no command in flight
         return [effectors.simspark_scene(self.robot_type)]
 
     def first_reply(self) -> str | None:
@@ -81,18 +47,8 @@ class SimSparkBackend(Backend):
         return None
 
     def velocities(self, held: HeldTargets, angles: Mapping[str, float]) -> np.ndarray:
-        """Per-joint wire velocities (rad/s, wire sign) in ``self.joints`` order (see the module docstring)."""
-        idx = [held.index[j.name] for j in self.joints]
-        current = np.array([angles.get(j.name, np.nan) for j in self.joints])
-        in_flight = sum(self._sent) * CYCLE if self.delay and self._sent else 0.0
-        predicted = current + in_flight
-        target = np.clip(held.position[idx], self.lower, self.upper)
-        v = p_control(target, predicted, held.velocity[idx], held.stiffness[idx], self.gain, self.max_speed)
-        v = np.where(current >= self.upper, np.minimum(v, 0.0), v)   # never push a joint further into its stop
-        v = np.where(current <= self.lower, np.maximum(v, 0.0), v)
-        if self.delay:
-            self._sent.append(v)
-        return self.signs * v
+        """Per-joint wire velocities (rad/s, wire sign) in ``self.joints`` order."""
+        return self.signs * self.control.velocities(held, angles)
 
     def joint_commands(self, held: HeldTargets, angles: Mapping[str, float]) -> str:
         return effectors.simspark_joints(self.effector_names, self.velocities(held, angles))

@@ -11,8 +11,9 @@ games/soccer/sim/soccer_sim.py _add_player / beam_agent, soccer_agent.py) and ho
 - per joint (named with SimSpark's perceptor name, hj1 ... llj6, and SimSpark's sign: positive MJCF
   angle = positive SimSpark angle, range = SimSpark's stops), actuators ``<eff>_tau`` (motor),
   ``<eff>_pos`` (position), ``<eff>_vel`` (velocity) with ``<eff>`` the SimSpark effector name; the server
-  sets their gains per command. SimSpark's FMax 10 is the joint's actuatorfrcrange. Default gains:
-  config/pd_gains.yaml (villa_nao.gains).
+  sets their gains per command. SimSpark's FMax 10 is the joint's actuatorfrcrange, its maximum joint speed the
+  velocity actuator's control range (villa sim's SimSpark-style velocity commands are clamped to it). Default
+  gains: config/pd_gains.yaml (villa_nao.gains).
 - sensors: ``jointpos`` named hj1 ... in SimSpark's HJ order, ``jointvel`` in the same order;
   ``gyro`` named ``torso`` on site ``imu`` whose axes are SimSpark's torso frame (x right, y forward,
   z up), so GYR on the wire matches SimSpark. MuJoCo refuses two sensors with one name, so the
@@ -51,7 +52,14 @@ FMAX = 10.0            # N m, SimSpark hingejoint.rsg setMaxMotorForce
 # at the server's 5 ms step): reflected rotor inertia and viscous friction per joint.
 ARMATURE = 0.01        # kg m^2
 DAMPING = 0.1          # N m s/rad
-FRICTION = (1.0, 0.005, 0.0001)
+# SimSpark's contacts have unbounded Coulomb friction (mu = dInfinity) with force-dependent slip; with MuJoCo's
+# mu = 1 the walking Nao spun about its stance foot (yaw 130 deg in 4 s, where SimSpark's drifts 3 deg); 2 matches
+# SimSpark's walk, side steps and turns (bench/calibrate.py).
+FRICTION = (2.0, 0.005, 0.0001)
+# SimSpark's hinge stops are stiff (ODE StopERP 0.8, StopCFM 1e-8); MuJoCo's default limit (time constant 0.02 s) let a
+# hip yaw-pitch driven toward its 1 deg stop overshoot to 2 deg, where SimSpark's rule (villa sim keeps it) ignores
+# every command: the joint stuck and the robot could no longer turn. 0.01 s is the stiffest stable at the 5 ms step.
+STOP_SOLREF = "0.01 1"
 TOUCH_MARGIN = 0.005   # m: the touch boxes reach this far around the foot and toe boxes
 
 WIRE_NAMES = {"torso_acc": "torso"}   # sensor name -> SimSpark's perceptor name on the wire
@@ -107,7 +115,7 @@ def make_mjcf(robot_type: int = 0) -> str:
     ET.SubElement(root, "option", timestep="0.005")
     default = ET.SubElement(root, "default")
     ET.SubElement(default, "joint", type="hinge", armature=_num(ARMATURE), damping=_num(DAMPING),
-                  actuatorfrcrange=f"{_num(-FMAX)} {_num(FMAX)}")
+                  actuatorfrcrange=f"{_num(-FMAX)} {_num(FMAX)}", solreflimit=STOP_SOLREF)
     ET.SubElement(default, "geom", condim="3", friction=_vec(FRICTION))
     ET.SubElement(default, "site", group="4", size="0.005")
     massonly = ET.SubElement(default, "default", {"class": "massonly"})
@@ -159,7 +167,8 @@ def make_mjcf(robot_type: int = 0) -> str:
         eff, jn = j.simspark_effector, j.simspark_perceptor
         ET.SubElement(actuator, "motor", name=f"{eff}_tau", joint=jn)
         ET.SubElement(actuator, "position", name=f"{eff}_pos", joint=jn, kp=_num(kp))
-        ET.SubElement(actuator, "velocity", name=f"{eff}_vel", joint=jn, kv=_num(kd))
+        ET.SubElement(actuator, "velocity", name=f"{eff}_vel", joint=jn, kv=_num(kd),
+                      ctrlrange=f"{_num(-j.max_speed)} {_num(j.max_speed)}")
 
     sensor = ET.SubElement(root, "sensor")
     ET.SubElement(sensor, "gyro", name="torso", site="imu")

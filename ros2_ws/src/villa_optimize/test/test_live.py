@@ -22,7 +22,7 @@ def test_go_to_target_on_villa_sim_with_the_shipped_set():
     sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
     world = SimWorld()
     try:
-        sim_pid = world.sim.proc.pid
+        sim_pid = world.server.pid
         r = world.run(get_task("goToTarget").truncated(4.0), sets)
     finally:
         world.close()

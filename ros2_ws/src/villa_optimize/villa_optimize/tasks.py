@@ -55,6 +55,8 @@ class Observation:
     upright: float
     joints: dict[str, float]
     ball: tuple[float, float] | None = None
+    z: float = math.nan                                # torso height, m
+    feet: tuple[bool, bool] | None = None              # (left, right) foot touching the ground, where known
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,21 @@
-"""Where an episode runs: a headless `villa sim` instance of the worker's own (the default), or in process.
+"""Where an episode runs: in process, on a headless `villa sim`, or on the real SimSpark (rcssserver3d).
 
+- InProcessWorld: villa_sim.inprocess.InProcessNao, villa sim's simulation class, Nao model and actuation stepped
+  directly (no sockets): the fastest.
 - SimWorld (§10.3's parallel evaluation, one simulator per worker): `villa sim` in sync mode without real-time pacing
-  on free ports (villa_sim.testing.SimProcess); the agent is villa_bridge's pure protocol session (rcssservermj
-  backend, no ROS) driving villa_motion's WalkEngine from the callback of every perception, so each cycle is
-  answered at once; villa_sim's Trainer places the robot and the ball and reads the ball's ground truth; the
-  robot's torso pose comes with every perception (rcssservermj's `pos`/`quat`).
-- InProcessWorld: villa_sim.inprocess.InProcessNao, the same simulation class, Nao model and PD actuators, stepped
-  directly (no sockets): about 3 times faster per evaluation on this machine (docs/optimize.md).
+  on free ports; the robot's torso pose comes with every perception (rcssservermj's `pos`/`quat`).
+- SimSparkWorld: the real rcssserver3d (villa_sim.simspark), sync mode, no pacing; the torso pose and the ball come
+  from its monitor (villa_sim.simspark.SimSparkTrainer, a few cycles behind the perception). Before every episode the
+  game clock is reset and the play mode set to PlayOn, so the half never ends and the referee keeps out.
 
-Both keep one simulation for all the evaluations of a worker: the robot (joints reset) and the ball are placed
-again for every episode.
+In both socket worlds the agent is villa_bridge's protocol session (no ROS) driving the episode from the callback of
+every perception, so each cycle is answered at once. Each world keeps one simulation for all the evaluations of a
+worker: the robot (joints reset by the episode's settling) and the ball are placed again for every episode.
+
+An episode (villa_optimize.tasks.Episode, kick_objective.KickEpisode, or any object with ``task.placement()``,
+``task.ball``, ``step(Observation) -> joint targets``, ``done``, ``timed_out()`` and ``result()``) may ask to start
+lying on the back or front (``task.lying = "back" | "front"``): the in-process world lays the robot down directly,
+the socket worlds tip it over with joint motions (villa_optimize.worlds.TIP_OVER) and start when it lies still.
 """
 
 from __future__ import annotations
@@ -20,11 +26,28 @@ import threading
 import time
 
 from villa_motion.walk import WalkEngine, WalkParams
+from villa_nao import body
 from villa_nao import field as F
 from villa_optimize.tasks import Episode, EpisodeResult, Observation, Task
 
 BALL_AWAY = (10.0, 8.0)          # ball position during walk-only tasks (far from every course)
-STAND_Z = 0.385                  # m, torso height of the Nao with straight legs (the model's base height)
+LIE_STILL = 0.5                  # s the robot lies with its torso's up axis below LYING_UPRIGHT before the start
+LYING_UPRIGHT = 0.3
+# Joint targets (NAOqi, rad) that tip a standing Nao over: bent far back at the hips, it falls on its back; bent
+# forward with the arms back, on its front.
+TIP_OVER = {
+    "back": {"LHipPitch": -1.2, "RHipPitch": -1.2, "LKneePitch": 0.0, "RKneePitch": 0.0, "LAnklePitch": 0.6,
+             "RAnklePitch": 0.6, "LShoulderPitch": 2.0, "RShoulderPitch": 2.0},
+    "front": {"LHipPitch": 0.8, "RHipPitch": 0.8, "LKneePitch": 0.0, "RKneePitch": 0.0, "LAnklePitch": -0.9,
+              "RAnklePitch": -0.9, "LShoulderPitch": 2.0, "RShoulderPitch": 2.0},
+}
+
+
+def _lying(task) -> str | None:
+    side = getattr(task, "lying", None)
+    if side not in (None, "back", "front"):
+        raise ValueError(f"task.lying must be None, 'back' or 'front', got {side!r}")
+    return side
 
 
 class InProcessWorld:
@@ -40,80 +63,97 @@ class InProcessWorld:
         return self.run_episode(Episode(task, sets, self.robot_type))
 
     def run_episode(self, ep):
-        """Run any episode (`task.placement()`, `task.ball`, `step`, `done`, `timed_out`, `result`) to its end."""
+        """Run any episode (see the module docstring) to its end."""
         task = ep.task
         nao = self.nao
-        nao.place(*task.placement())
+        x, y, th = task.placement()
+        side = _lying(task)
+        if side is None:
+            nao.place(x, y, th)
+        else:
+            nao.lay(side == "back", x, y)
+            while nao.torso_pose()[2] < LYING_UPRIGHT and nao.speed() > 0.05:   # let it come to rest
+                nao.step()
         ball = nao.sim.ball
         ball.drop_at(*(task.ball or BALL_AWAY))
         while not ep.done and not ep.timed_out():
             p, yaw, up = nao.torso_pose()
             b = (float(ball.xpos[0]), float(ball.xpos[1])) if task.ball is not None else None
-            nao.command(ep.step(Observation(nao.time, float(p[0]), float(p[1]), yaw, up, nao.joint_angles(), b)))
+            nao.command(ep.step(Observation(nao.time, float(p[0]), float(p[1]), yaw, up, nao.joint_angles(), b,
+                                            z=float(p[2]), feet=nao.feet())))
             nao.step()
         return ep.result()
+
+    def pids(self) -> list[int]:
+        return []
 
     def close(self) -> None:
         self.nao = None
 
 
 class _Job:
-    def __init__(self, episode: Episode) -> None:
+    def __init__(self, episode) -> None:
         self.episode = episode
         self.state = "place"
-        self.placed_at = 0.0
-        self.result: EpisodeResult | None = None
+        self.since = 0.0
+        self.result = None
         self.error: BaseException | None = None
         self.event = threading.Event()
 
 
-class SimWorld:
-    """One `villa sim` process, its trainer connection and one agent (bridge session) of this worker."""
+class _SocketWorld:
+    """One server process of this worker, its trainer and one agent (a bridge session) driving episodes."""
 
-    name = "sim"
     TEAM = "villaopt"
+    name = ""
 
-    def __init__(self, robot_type: int = 0, seed: int = 1, log_dir: str | None = None) -> None:
-        from villa_bridge.rcssservermj import RcssservermjBackend
-        from villa_bridge.session import BridgeSession, SessionConfig
+    def __init__(self, robot_type: int = 0) -> None:
         from villa_motion.params import load_parameter_sets
         from villa_nao.params import config_path
-        from villa_sim.testing import SimProcess
-        from villa_sim.trainer import Trainer
 
         self.robot_type = robot_type
-        self.sim = SimProcess("--log-level", "WARNING", noise=False, seed=seed, log_dir=log_dir)
-        self.trainer = None
-        self.session = None
-        self._thread = None
+        self.server = self.trainer = self.session = self._thread = None
         self._lock = threading.Lock()
         self._job: _Job | None = None
         self._idle = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")),
                                 robot_type=robot_type)
-        try:
-            self.trainer = Trainer(port=self.sim.monitor_port)
-            backend = RcssservermjBackend(self.TEAM, 1, robot_type)
-            log = logging.getLogger(f"villa_optimize.sim{self.sim.agent_port}")
-            log.setLevel(logging.WARNING)
-            self.session = BridgeSession(backend, SessionConfig(port=self.sim.agent_port, reconnect=False,
-                                                                target_deadline=0.5, recv_timeout=30.0),
-                                         on_perception=self._on_perception, log=log)
-            self._thread = threading.Thread(target=self.session.run, name="optimize-agent", daemon=True)
-            self._thread.start()
-            deadline = time.monotonic() + 60.0
-            while not self.session.confirmed:
-                if time.monotonic() > deadline or not self._thread.is_alive():
-                    raise RuntimeError(f"villa sim did not accept the optimization agent: {self.sim.log()}")
-                time.sleep(0.05)
-        except BaseException:
-            self.close()
-            raise
+
+    def _start_agent(self, backend, log_name: str) -> None:
+        from villa_bridge.session import BridgeSession, SessionConfig
+
+        log = logging.getLogger(f"villa_optimize.{log_name}{self.server.agent_port}")
+        log.setLevel(logging.WARNING)
+        self.session = BridgeSession(backend, SessionConfig(port=self.server.agent_port, reconnect=False,
+                                                            sync_watchdog=30.0, recv_timeout=30.0),
+                                     on_perception=self._on_perception, log=log)
+        self._thread = threading.Thread(target=self.session.run, name=f"{self.name}-agent", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 60.0
+        while not self.session.confirmed:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError(f"{self.name}: the server did not accept the optimization agent: "
+                                   f"{self.server.log()[-1000:]}")
+            time.sleep(0.05)
+
+    # --- what differs between servers ---------------------------------------------------------------------
+    def _prepare(self, task) -> None:
+        """Before placing the robot for an episode."""
+
+    def _pose(self, p) -> tuple[float, float, float, float, float] | None:
+        """(x, y, z, yaw, upright) of the torso, global frame, for perception p; None if not known yet."""
+        raise NotImplementedError
+
+    def _ball(self, task) -> tuple[float, float] | None:
+        if task.ball is None:
+            return None
+        truth = self.trainer.truth()
+        return (truth.ball[0], truth.ball[1]) if truth is not None else task.ball
 
     # --- the agent (runs in the session's thread) --------------------------------------------------------
-    def _submit(self, joints: dict[str, float]) -> None:
+    def _submit(self, joints: dict[str, float], stamp: float | None) -> None:
         from villa_bridge.joint_io import JointTarget
 
-        self.session.submit_targets({n: JointTarget(v) for n, v in joints.items()})
+        self.session.submit_targets({n: JointTarget(v) for n, v in joints.items()}, stamp)
 
     def _on_perception(self, p, t0: float) -> None:
         from villa_bridge.joint_io import from_wire
@@ -123,43 +163,52 @@ class SimWorld:
         with self._lock:
             job = self._job
         if job is None:
-            self._submit(self._idle.update(0.02, joints).joints)
-            time.sleep(0.01)           # idle: do not spin the (sync) simulator while nobody evaluates
+            self._submit(self._idle.update(0.02, joints).joints, p.time)
+            time.sleep(0.01)           # idle: do not spin the (sync) server while nobody evaluates
             return
         try:
             self._job_cycle(job, p, joints)
         except BaseException as e:     # report to the evaluating thread, keep answering the server
             job.error = e
             self._finish(job)
-            self._submit(self._idle.update(0.02, joints).joints)
+            self._submit(self._idle.update(0.02, joints).joints, p.time)
 
     def _job_cycle(self, job: _Job, p, joints: dict[str, float]) -> None:
         task = job.episode.task
         now = p.time if p.time is not None else 0.0
         if job.state == "place":
+            self._prepare(task)
             x, y, th = task.placement()
-            self.trainer.move_player(self.TEAM, 1, x, y, th, z=STAND_Z)
+            self.trainer.move_player(self.TEAM, 1, x, y, th, z=0.02 + body.standing_height(self.robot_type))
             self.trainer.place_ball(*(task.ball or BALL_AWAY))
-            job.state, job.placed_at = "placing", now
-            self._submit(self._idle.update(0.02, joints).joints)
+            job.state, job.since = "placing", now
+            self._idle.command_stand()
+            self._submit(self._idle.update(0.02, joints).joints, p.time)
             return
-        if p.pos is None or p.quat is None:
-            raise RuntimeError("the simulator sends no torso pose (pos/quat) in its perceptions")
+        pose = self._pose(p)
         if job.state == "placing":
             x, y, _ = task.placement()
-            placed = math.hypot(p.pos[0] - x, p.pos[1] - y) < 0.05
-            if not (placed and now - job.placed_at >= 0.06):
-                if now - job.placed_at > 2.0:
-                    raise RuntimeError("the trainer's placement of the robot did not take effect within 2 s")
-                self._submit(self._idle.update(0.02, joints).joints)
+            placed = pose is not None and math.hypot(pose[0] - x, pose[1] - y) < 0.05
+            if not (placed and now - job.since >= 0.1):
+                if now - job.since > 3.0:
+                    raise RuntimeError("the trainer's placement of the robot did not take effect within 3 s")
+                self._submit(self._idle.update(0.02, joints).joints, p.time)
                 return
-            job.state = "run"
-        ball = None
-        if task.ball is not None:
-            truth = self.trainer.truth()
-            ball = (truth.ball[0], truth.ball[1]) if truth is not None else task.ball
-        yaw, up = F.yaw_upright(p.quat)
-        self._submit(job.episode.step(Observation(now, p.pos[0], p.pos[1], yaw, up, joints, ball)))
+            job.state, job.since = ("tipping" if _lying(task) else "run"), now
+        if job.state == "tipping":
+            lying = pose is not None and pose[4] < LYING_UPRIGHT
+            if not lying:
+                job.since = now
+            if lying and now - job.since >= LIE_STILL:
+                job.state = "run"
+            elif now - job.since > 5.0:
+                raise RuntimeError(f"the robot did not fall on its {task.lying} within 5 s")
+            else:
+                self._submit({**self._idle.update(0.02, joints).joints, **TIP_OVER[task.lying]}, p.time)
+                return
+        x, y, z, yaw, up = pose
+        obs = Observation(now, x, y, yaw, up, joints, self._ball(task), z=z, feet=("lf" in p.frp, "rf" in p.frp))
+        self._submit(job.episode.step(obs), p.time)
         if job.episode.done or job.episode.timed_out():
             job.result = job.episode.result()
             self._finish(job)
@@ -175,7 +224,7 @@ class SimWorld:
         return self.run_episode(Episode(task, sets, self.robot_type))
 
     def run_episode(self, episode):
-        """Run any episode (`task.placement()`, `task.ball`, `step`, `done`, `timed_out`, `result`) to its end."""
+        """Run any episode (see the module docstring) to its end."""
         task = episode.task
         job = _Job(episode)
         timeout = 60.0 + 10.0 * task.duration()
@@ -183,21 +232,21 @@ class SimWorld:
             self._job = job
         deadline = time.monotonic() + timeout
         while not job.event.wait(0.5):
-            if self.sim.proc.poll() is not None:
-                raise RuntimeError(f"villa sim exited with {self.sim.proc.returncode}: {self.sim.log()}")
+            if not self.server.alive():
+                raise RuntimeError(f"{self.name}: the server exited: {self.server.log()[-1000:]}")
             if not self._thread.is_alive():
-                raise RuntimeError("the optimization agent lost its connection to villa sim")
+                raise RuntimeError(f"{self.name}: the optimization agent lost its connection to the server")
             if time.monotonic() > deadline:
                 with self._lock:
                     self._job = None
-                raise RuntimeError(f"an evaluation took over {timeout:.0f} s wall time; villa sim log: "
-                                   f"{self.sim.log()[-500:]}")
+                raise RuntimeError(f"an evaluation took over {timeout:.0f} s wall time; server log: "
+                                   f"{self.server.log()[-500:]}")
         if job.error is not None:
             raise RuntimeError(f"evaluation failed: {type(job.error).__name__}: {job.error}") from job.error
         return job.result
 
     def pids(self) -> list[int]:
-        return [self.sim.proc.pid]
+        return [self.server.pid] if self.server is not None else []
 
     def close(self) -> None:
         try:
@@ -208,12 +257,73 @@ class SimWorld:
             if self.trainer is not None:
                 self.trainer.close()
         finally:
-            self.sim.stop()
+            if self.server is not None:
+                self.server.stop()
+
+
+class SimWorld(_SocketWorld):
+    """One `villa sim` process, its trainer connection and one agent (bridge session) of this worker."""
+
+    name = "sim"
+
+    def __init__(self, robot_type: int = 0, seed: int = 1, log_dir: str | None = None) -> None:
+        from villa_bridge.rcssservermj import RcssservermjBackend
+        from villa_sim.testing import SimProcess
+        from villa_sim.trainer import Trainer
+
+        super().__init__(robot_type)
+        try:
+            self.server = SimProcess("--log-level", "WARNING", noise=False, seed=seed, log_dir=log_dir)
+            self.trainer = Trainer(port=self.server.monitor_port)
+            self._start_agent(RcssservermjBackend(self.TEAM, 1, robot_type), "sim")
+        except BaseException:
+            self.close()
+            raise
+
+    def _pose(self, p):
+        if p.pos is None or p.quat is None:
+            raise RuntimeError("the simulator sends no torso pose (pos/quat) in its perceptions")
+        yaw, up = F.yaw_upright(p.quat)
+        return p.pos[0], p.pos[1], p.pos[2], yaw, up
+
+
+class SimSparkWorld(_SocketWorld):
+    """One real rcssserver3d of this worker (sync, no pacing), its monitor as trainer, and one agent."""
+
+    name = "simspark"
+
+    def __init__(self, robot_type: int = 0, seed: int = 1, log_dir: str | None = None) -> None:
+        from villa_bridge.simspark import SimSparkBackend
+        from villa_sim.simspark import SimSparkServer, SimSparkTrainer
+
+        super().__init__(robot_type)
+        try:
+            self.server = SimSparkServer(directory=log_dir)
+            self.trainer = SimSparkTrainer(port=self.server.monitor_port)
+            self._start_agent(SimSparkBackend(self.TEAM, 1, robot_type), "simspark")
+            self.trainer.wait_for(lambda g: ("left", 1) in g.players, 30.0)
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self, task) -> None:
+        self.trainer.send("(time 0)")                # the half never ends during an optimization
+        self.trainer.play_mode("PlayOn")
+
+    def _pose(self, p):
+        truth = self.trainer.truth()
+        robot = truth.players.get(("left", 1)) if truth is not None else None
+        if robot is None:
+            return None
+        return robot.position[0], robot.position[1], robot.position[2], robot.yaw, robot.upright
+
+
+WORLDS = {"inprocess": InProcessWorld, "sim": SimWorld, "simspark": SimSparkWorld}
 
 
 def make_world(backend: str, robot_type: int = 0, seed: int = 1):
-    if backend == "sim":
-        return SimWorld(robot_type=robot_type, seed=seed)
-    if backend == "inprocess":
-        return InProcessWorld(robot_type=robot_type, seed=seed)
-    raise ValueError(f"unknown backend {backend!r}; known: sim, inprocess")
+    try:
+        cls = WORLDS[backend]
+    except KeyError:
+        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(WORLDS)}") from None
+    return cls(robot_type=robot_type, seed=seed)

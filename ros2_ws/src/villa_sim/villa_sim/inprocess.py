@@ -1,8 +1,10 @@
 """An in-process player of the villa simulation: no sockets, no ROS; command it with NAOqi joint targets.
 
 For the walk engine's development, optimization and benchmarks: the same simulation class `villa sim` serves
-(VillaSoccerSimulation, same Nao model, same PD actuators and 20 ms cycle), stepped directly. Joint angles and the
-IMU come back in NAOqi names/signs and REP-103 axes, as the bridge would publish them.
+(VillaSoccerSimulation, same Nao model, same velocity-controlled hinges and 20 ms cycle), stepped directly. Joint
+targets go through the bridge's own joint control (villa_bridge.joint_control) and act one cycle late, as a command
+sent in reply to a perception does on the servers (it first shows in the perception after next). Joint angles and
+the IMU come back in NAOqi names/signs and REP-103 axes, as the bridge would publish them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import mujoco
 import numpy as np
 from rcsssmj.sim.actions import InitRequest
 
+from villa_bridge.joint_control import HingeVelocityControl
+from villa_bridge.joint_io import HeldTargets, JointTarget
 from villa_nao import field as F
-from villa_nao.gains import load_pd_gains
 from villa_nao.joints import joints_for_type
 from villa_sim.simulation import VillaSoccerSimulation
 
@@ -36,9 +39,10 @@ class InProcessNao:
         self.joints = joints_for_type(robot_type)
         self.names = [j.name for j in self.joints]
         self.signs = np.array([j.sign for j in self.joints], dtype=float)
-        gains = load_pd_gains()
-        self.kp = np.array([gains[j.name][0] for j in self.joints])
-        self.kd = np.array([gains[j.name][1] for j in self.joints])
+        self.effectors = [self.prefix + j.simspark_effector for j in self.joints]
+        self.control = HingeVelocityControl(self.joints)
+        self.held = HeldTargets(self.joints)
+        self._pending: np.ndarray | None = None    # velocities in flight: they act during the coming step
         data = self.sim.mj_data
         self._qpos = [data.joint(self.prefix + j.simspark_perceptor) for j in self.joints]
         self._qvel_adr = [self.sim.mj_model.joint(self.prefix + j.simspark_perceptor).dofadr[0] for j in self.joints]
@@ -48,6 +52,14 @@ class InProcessNao:
     def place(self, x: float, y: float, theta: float) -> None:
         self.agent.drop_at(x, y, theta)
         mujoco.mj_forward(self.sim.mj_model, self.sim.mj_data)
+        self.reset_commands()
+
+    def reset_commands(self) -> None:
+        """Forget targets and commands in flight (a robot that was placed again holds still)."""
+        self.control.reset()
+        self.held = HeldTargets(self.joints)
+        self._pending = None
+        self._apply(np.zeros(len(self.joints)))
 
     def lay(self, face_up: bool, x: float = -3.0, y: float = 0.0) -> None:
         """Put the robot on the ground on its back (face up) or front, joints at zero, at rest."""
@@ -60,6 +72,7 @@ class InProcessNao:
         data.qpos[adr + 3:adr + 7] = [math.cos(pitch / 2), 0.0, math.sin(pitch / 2), 0.0]
         data.qvel[self.sim.mj_model.jnt_dofadr[root]:self.sim.mj_model.jnt_dofadr[root] + 6] = 0.0
         mujoco.mj_forward(self.sim.mj_model, data)
+        self.reset_commands()
 
     @property
     def time(self) -> float:
@@ -78,6 +91,17 @@ class InProcessNao:
         yaw, up = F.yaw_upright(self.agent.xquat)
         return p, yaw, up
 
+    def speed(self) -> float:
+        """Linear speed of the torso, m/s."""
+        root = self.sim.mj_model.body(self.prefix + "torso").jntadr[0]
+        adr = self.sim.mj_model.jnt_dofadr[root]
+        return float(np.linalg.norm(self.sim.mj_data.qvel[adr:adr + 3]))
+
+    def feet(self) -> tuple[bool, bool]:
+        """(left, right) foot touching something (the lf / rf touch sensors, as SimSpark's FRP)."""
+        data = self.sim.mj_data
+        return (bool(data.sensor(self.prefix + "lf").data[0] > 0), bool(data.sensor(self.prefix + "rf").data[0] > 0))
+
     def accelerometer(self) -> np.ndarray:
         """m/s^2 in REP-103 torso axes (x forward, y left, z up), as the bridge publishes it."""
         a = self.sim.mj_data.sensor(self.prefix + "torso_acc").data
@@ -89,15 +113,22 @@ class InProcessNao:
 
     # --- commands -----------------------------------------------------------------------------------------
     def command(self, targets: dict[str, float], stiffness: float = 1.0) -> None:
-        """PD targets for the named joints (NAOqi names and signs, rad); other joints keep their last command."""
-        for i, name in enumerate(self.names):
-            if name in targets:
-                q = float(targets[name])
-                if not math.isfinite(q):
-                    continue
-                self.sim.ctrl_motor(self.prefix + self.joints[i].simspark_effector, self.signs[i] * q, 0.0,
-                                    stiffness * self.kp[i], stiffness * self.kd[i], 0.0)
+        """Angle targets for the named joints (NAOqi names and signs, rad); other joints keep their last target.
+
+        As the bridge does every cycle, ``step`` turns the held targets into velocities from the angles before it;
+        those act from the step after, as a command sent in reply to a perception does on the servers."""
+        self.held.update({n: JointTarget(float(q), None, stiffness) for n, q in targets.items()
+                          if n in self.held.index and math.isfinite(q)})
+
+    def _apply(self, v: np.ndarray) -> None:
+        for eff, s, vi in zip(self.effectors, self.signs, v, strict=True):
+            self.sim.villa_hinge_velocity(eff, float(s * vi))
 
     def step(self, cycles: int = 1) -> None:
         for _ in range(cycles):
+            answer = (self.control.velocities(self.held, self.joint_angles()) if self.held.has_targets()
+                      else None)
+            if self._pending is not None:
+                self._apply(self._pending)
+            self._pending = answer
             self.sim.step([])

@@ -5,6 +5,16 @@ What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
 - SimSpark's ball (r = 0.042 m, 26 g) and landmarks F1L..F2R, G1L..G2R instead of rcssservermj's markers;
 - SimSpark's vision noise (villa_sim.noise), foot pressure `FRP`, and SimSpark's `(say msg)` / `hear`;
 - a ground-truth block `(GT ...)` in every monitor message for trainers, tests and benchmarks;
+- SimSpark's hinge effector ``(<eff> v)``: a joint velocity in rad/s, as rcssserver3d's velocity-controlled hinges
+  take it: clamped to the joint's maximum speed (the velocity actuator's control range), held until the next command,
+  ignored while the joint is beyond one of its stops (SimSpark's rule; here beyond by more than ``STOP_TOLERANCE``:
+  ODE's motor holds a loaded joint exactly, the PD servo below yields up to about 2 deg, and the walk keeps its hip
+  yaw-pitch at 0, 1 deg from a stop). In place of ODE's motor constraint (which
+  reaches the velocity within the step unless that takes more than 10 N m) the joint's PD servo (config/pd_gains.yaml,
+  force within the joint's 10 N m range) tracks a reference that moves at the commanded velocity, advanced every 5 ms
+  substep and kept within ``REFERENCE_LEAD`` of the joint (a blocked joint does not wind the reference up); a stiff
+  pure velocity servo would need MuJoCo's implicit integration, which explodes against the ground contacts here.
+  rcssservermj's PD command ``(<eff> q dq kp kd tau)`` still works (it takes the joint out of velocity mode);
 - robustness: a joint command naming an unknown actuator is ignored (logged once), not a crash.
 """
 
@@ -21,11 +31,14 @@ from rcsssmj.games.soccer.sim.soccer_sim import SoccerSimulation
 from rcsssmj.games.teams import TeamSide
 from rcsssmj.resources.spec_provider import ModelSpecProvider
 from rcsssmj.sim.actions import SimAction
-from rcsssmj.sim.agent_id import AgentID
+from rcsssmj.sim.agent_id import AgentID, strip_agent_prefix
+from rcsssmj.sim.audio_engine import a_step
 from rcsssmj.sim.perceptions import AgentDetection, ObjectDetection, VisionPerception
 from rcsssmj.sim.state_info import SimStateInformation
 
 from villa_nao import field as F
+from villa_nao.gains import load_pd_gains
+from villa_nao.joints import BY_EFFECTOR
 from villa_sim.audio import Listener, SayHearModel
 from villa_sim.field import SimSparkField, SimSparkRules
 from villa_sim.noise import VisionNoise
@@ -34,6 +47,8 @@ from villa_sim.perceptions import ForceResistancePerception, HearPerception
 logger = logging.getLogger(__name__)
 
 NAO_MODELS = {"nao": 0, **{f"nao{t}": t for t in range(5)}}
+REFERENCE_LEAD = 0.05        # rad: a velocity-mode joint's servo reference stays this close to the joint
+STOP_TOLERANCE = 0.05        # rad: a joint further than this beyond a stop ignores velocity commands
 FOOT_GEOMS = {"lf": "lfoot", "rf": "rfoot", "lf1": "ltoe", "rf1": "rtoe"}
 
 
@@ -59,10 +74,26 @@ class SayAction(SimAction):
         ai.villa_say(self.actuator_name, self.message)
 
 
+class HingeVelocityAction(SimAction):
+    """SimSpark's hinge effector: (<eff> v), v in rad/s."""
+
+    def __init__(self, actuator_name: str, velocity: float) -> None:
+        super().__init__(actuator_name)
+        self.velocity = velocity
+
+    def perform(self, ai) -> None:
+        ai.villa_hinge_velocity(self.actuator_name, self.velocity)
+
+
 class VillaActionParser(SoccerActionParser):
-    """rcssservermj's soccer actions plus SimSpark's (say msg)."""
+    """rcssservermj's soccer actions plus SimSpark's (say msg) and hinge velocities (<eff> v)."""
 
     def parse_node(self, node, model_prefix: str):
+        if len(node) == 2 and node[0] not in (b"say", b"syn"):
+            try:
+                return HingeVelocityAction(model_prefix + node.get_str(0), node.get_float(1))
+            except Exception:  # a malformed command is dropped like any malformed action
+                return None
         if node[0] == b"say" and len(node) >= 2:
             # SimSpark's parser splits "(say a b)" into atoms and the effector takes the first (logs README).
             try:
@@ -95,6 +126,10 @@ class VillaSoccerSimulation(SoccerSimulation):
         self._noise: dict[AgentID, VisionNoise] = {}
         self._audio = SayHearModel()
         self._unknown_actuators: set[str] = set()
+        self._hinges: dict[str, tuple] = {}      # <prefix><eff> -> actuators, joint addresses, range, gains
+        self._velocity: dict[str, float] = {}    # effectors in velocity mode -> commanded velocity (rad/s)
+        self._servo: tuple[np.ndarray, ...] | None = None    # (vel, pos actuators, qpos adrs, velocities)
+        self._gains = load_pd_gains()
         self.idle_pacing = True
 
     # --- world -------------------------------------------------------------------------------------
@@ -125,6 +160,8 @@ class VillaSoccerSimulation(SoccerSimulation):
         if model is not None:
             old = {model.actuator(i).name for i in range(model.nu)}
         super()._recompile()
+        self._hinges, self._servo = {}, None    # actuator and joint indices change with the model
+        self._velocity = {e: v for e, v in self._velocity.items() if self._hinge(e) is not None}   # robots that stay
         model, ctrl = self._mj_model, self._mj_data.ctrl
         for i in range(model.nu):
             if model.actuator(i).name not in old or not np.isfinite(ctrl[i]):
@@ -144,19 +181,88 @@ class VillaSoccerSimulation(SoccerSimulation):
         return True
 
     def step(self, monitor_commands) -> None:
+        """rcssservermj's step (hooks, physics, audio, frame count) with the physics of ``_substeps``."""
         # With no player connected, rcssservermj's as-fast-as-possible loop would spin a core; pace it.
         if self.idle_pacing and not any(True for _ in self.sim_agents):
             time.sleep(self.timestep)
-        super().step(monitor_commands)
+        self._pre_step()
+        self._substeps()
+        a_step(self._a_data, self._mj_data)
+        self._post_step(monitor_commands)
+        self._frame_id += 1
 
     # --- actions -----------------------------------------------------------------------------------
+
+    def _hinge(self, effector: str):
+        """(vel, pos, tau actuator, qpos adr, dof adr, lo, hi, kp, kd) of ``<prefix><eff>``, or None if unknown."""
+        hinge = self._hinges.get(effector)
+        if hinge is None:
+            model = self._mj_model
+            ids = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, effector + k) for k in ("_vel", "_pos",
+                                                                                                 "_tau")]
+            joint = BY_EFFECTOR.get(strip_agent_prefix(effector))
+            if min(ids) < 0 or joint is None:
+                if effector not in self._unknown_actuators:
+                    self._unknown_actuators.add(effector)
+                    logger.warning("ignoring commands for unknown actuator %s", effector)
+                return None
+            jid = model.actuator_trnid[ids[0], 0]
+            lo, hi = model.jnt_range[jid]
+            kp, kd = self._gains[joint.name]
+            hinge = self._hinges[effector] = (*ids, int(model.jnt_qposadr[jid]), int(model.jnt_dofadr[jid]), lo, hi,
+                                              kp, kd)
+        return hinge
+
+    def villa_hinge_velocity(self, effector: str, velocity: float) -> None:
+        """SimSpark's hinge effector for ``<prefix><eff>``: target velocity (rad/s, wire sign); see the docstring."""
+        hinge = self._hinge(effector)
+        if hinge is None or not np.isfinite(velocity):
+            return
+        vel, pos, tau, qadr, _, lo, hi, kp, kd = hinge
+        data = self._mj_data
+        if not lo - STOP_TOLERANCE <= data.qpos[qadr] <= hi + STOP_TOLERANCE:
+            return                            # SimSpark ignores a joint beyond its stops: it keeps its last velocity
+        if effector not in self._velocity:    # into velocity mode: the servo follows a reference from where it is
+            model = self._mj_model
+            model.actuator_gainprm[pos, 0], model.actuator_biasprm[pos, 1] = kp, -kp
+            model.actuator_gainprm[vel, 0], model.actuator_biasprm[vel, 2] = kd, -kd
+            data.ctrl[pos], data.ctrl[tau] = data.qpos[qadr], 0.0
+            self._servo = None
+        lim = self._mj_model.actuator_ctrlrange[vel]
+        self._velocity[effector] = float(np.clip(velocity, lim[0], lim[1]))
+        if self._servo is not None:
+            self._servo[3][list(self._velocity).index(effector)] = self._velocity[effector]
+
     def ctrl_motor(self, name: str, q: float, dq: float, kp: float, kd: float, tau: float) -> None:
+        if self._velocity.pop(name, None) is not None:   # rcssservermj's PD command: out of velocity mode
+            self._servo = None
         try:
             super().ctrl_motor(name, q, dq, kp, kd, tau)
         except KeyError:
             if name not in self._unknown_actuators:
                 self._unknown_actuators.add(name)
                 logger.warning("ignoring commands for unknown actuator %s", name)
+
+    def _servos(self):
+        if self._servo is None:
+            hinges = [self._hinges[e] for e in self._velocity]
+            self._servo = (np.array([h[0] for h in hinges], dtype=int), np.array([h[1] for h in hinges], dtype=int),
+                           np.array([h[3] for h in hinges], dtype=int), np.array(list(self._velocity.values())))
+        return self._servo
+
+    def _substeps(self) -> None:
+        """The physics of one cycle: n substeps; before each, every velocity-mode joint's reference moves on."""
+        model, data = self._mj_model, self._mj_data
+        if not self._velocity:
+            mujoco.mj_step(model, data, self.n_substeps)
+            return
+        vel, pos, qadr, target = self._servos()
+        dt = model.opt.timestep
+        data.ctrl[vel] = target
+        for _ in range(self.n_substeps):
+            q = data.qpos[qadr]
+            data.ctrl[pos] = np.clip(data.ctrl[pos] + target * dt, q - REFERENCE_LEAD, q + REFERENCE_LEAD)
+            mujoco.mj_step(model, data)
 
     def villa_say(self, actuator_name: str, message: str) -> None:
         agent_id = AgentID.from_prefixed_name(actuator_name)

@@ -53,8 +53,16 @@ class SimProcess:
         self.stop()
         raise RuntimeError(f"villa sim did not listen within {timeout} s: {self.log()}")
 
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
     def log(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text()[-4000:]
 
     def stop(self) -> int:

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Benchmark: villa sim against the real SimSpark, the same joint-target sequences played in both (issue 16).
+
+    source scripts/env.sh && python bench/calibrate.py [--robot-type 0] [--worlds simspark,inprocess]
+                                                       [--sequences stand,walk,...] [--save traces.npz]
+
+Each sequence is a list of joint targets per 20 ms cycle (NAOqi names), made up front and played open-loop through
+each world's own joint actuation (villa_optimize.worlds): the real rcssserver3d (sync, no pacing), villa sim in
+process, or villa sim over its socket. Sequences: stand; walk (8 s forward at full speed), side (5 s left), turn
+(6 s in place), kick (the forward kick from standing), getup_back / getup_front (the get-up skills from lying, after
+the world tipped the robot over). The walk engine runs without sensing, so every world gets the same targets.
+
+Printed per sequence and world against SimSpark: the torso's horizontal distance from SimSpark's (mean and at the
+end), its height and heading differences (mean), the joints' RMS difference (legs), and how often the feet's
+contacts agree. SimSpark's torso pose comes from its monitor at 25 Hz; both traces are compared at those times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from villa_motion import kick as KK
+from villa_motion.params import load_parameter_sets, load_skill_variables
+from villa_motion.skills import SkillPlayer, load_dir
+from villa_motion.walk import WalkEngine
+from villa_nao.joints import LEFT_LEG, RIGHT_LEG
+from villa_nao.params import config_path
+from villa_optimize.worlds import make_world
+
+CYCLE = 0.02
+START = (-3.0, 0.0, 0.0)
+KICK_BALL = (0.18, -0.06)              # m, robot frame: the forward_R kick's own ball offset
+SEQUENCES = ("stand", "walk", "side", "turn", "kick", "getup_back", "getup_front")
+
+
+@dataclass(frozen=True)
+class Sequence:
+    name: str
+    targets: list[dict[str, float]] | None      # None: made from the robot's first joint reading (skills)
+    lying: str | None = None
+    skill: str | None = None
+    seconds: float = 0.0
+
+    def duration(self) -> float:
+        return self.seconds
+
+
+@dataclass
+class Task:
+    """What a world needs from a task (placement, ball, lying)."""
+
+    seq: Sequence
+    ball: tuple[float, float] | None = None
+
+    @property
+    def lying(self) -> str | None:
+        return self.seq.lying
+
+    def placement(self) -> tuple[float, float, float]:
+        return START
+
+    def duration(self) -> float:
+        return self.seq.seconds
+
+
+@dataclass
+class Trace:
+    t: list[float] = field(default_factory=list)
+    pose: list[tuple[float, float, float, float, float]] = field(default_factory=list)   # x y z yaw up
+    joints: list[np.ndarray] = field(default_factory=list)
+    feet: list[tuple[bool, bool]] = field(default_factory=list)
+
+
+class Replay:
+    """An episode that plays a target sequence and records what the world reports."""
+
+    def __init__(self, seq: Sequence, skills, learned) -> None:
+        self.task = Task(seq, ball=(START[0] + KICK_BALL[0], START[1] + KICK_BALL[1]) if seq.name == "kick" else None)
+        self.seq, self.skills, self.learned = seq, skills, learned
+        self.trace = Trace()
+        self.i = 0
+        self.done = False
+        self.player = None
+
+    def step(self, o) -> dict[str, float]:
+        tr = self.trace
+        tr.t.append(o.t)
+        tr.pose.append((o.x, o.y, o.z, o.yaw, o.upright))
+        tr.joints.append(np.array([o.joints.get(n, np.nan) for n in LEFT_LEG + RIGHT_LEG]))
+        tr.feet.append(o.feet or (False, False))
+        if self.seq.skill is not None:
+            if self.player is None:
+                self.player = SkillPlayer(self.skills[self.seq.skill], o.joints, self.learned[self.seq.skill])
+            out = dict(self.player.update(CYCLE))
+        else:
+            out = self.seq.targets[min(self.i, len(self.seq.targets) - 1)]
+        self.i += 1
+        self.done = self.i * CYCLE >= self.seq.seconds
+        return out
+
+    def timed_out(self) -> bool:
+        return self.i * CYCLE > self.seq.seconds + 2.0
+
+    def result(self) -> Trace:
+        return self.trace
+
+
+def make_sequences(robot_type: int) -> dict[str, Sequence]:
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+
+    def walk(seconds: float, cmd: tuple[float, float, float] | None) -> list[dict[str, float]]:
+        w = WalkEngine(sets, "goToTarget", robot_type=robot_type)
+        out = []
+        for k in range(int(round(seconds / CYCLE))):
+            if cmd is not None and k == 50:             # 1 s standing first
+                w.command_normalized(*cmd)
+            out.append(dict(w.update(CYCLE, None).joints))
+        return out
+
+    def kick() -> list[dict[str, float]]:
+        w = WalkEngine(sets, "goToTarget", robot_type=robot_type)
+        stand = [dict(w.update(CYCLE, None).joints) for _ in range(50)]
+        kicks = KK.load_kick_set()
+        engine = KK.KickEngine(kicks["forward_R"] if "forward_R" in kicks else next(iter(kicks.values())),
+                               KK.StandPose.from_walk(sets["goToTarget"]), robot_type)
+        if not engine.start(KICK_BALL):
+            raise RuntimeError(f"the forward kick refused its ball: {engine.reason}")
+        out = stand
+        while not engine.done:
+            out.append(dict(engine.update(CYCLE, None)))
+        return out + [out[-1]] * 50
+
+    seqs = [Sequence("stand", walk(3.0, None), seconds=3.0), Sequence("walk", walk(9.0, (1, 0, 0)), seconds=9.0),
+            Sequence("side", walk(6.0, (0, 1, 0)), seconds=6.0), Sequence("turn", walk(7.0, (0, 0, 1)), seconds=7.0)]
+    k = kick()
+    seqs.append(Sequence("kick", k, seconds=len(k) * CYCLE))
+    seqs += [Sequence("getup_back", None, "back", "getup_back", 5.0),
+             Sequence("getup_front", None, "front", "getup_front", 5.0)]
+    return {s.name: s for s in seqs}
+
+
+def compare(ref: Trace, other: Trace) -> dict[str, float]:
+    """Errors of `other` against `ref` (SimSpark) at the times where ref's pose changed (its monitor samples)."""
+    rt, ot = np.array(ref.t) - ref.t[0], np.array(other.t) - other.t[0]
+    rp, op = np.array(ref.pose), np.array(other.pose)
+    keep = np.r_[True, np.any(np.abs(np.diff(rp, axis=0)) > 1e-9, axis=1)]   # a new monitor sample
+    rt, rp = rt[keep], rp[keep]
+    idx = np.clip(np.searchsorted(ot, rt), 0, len(ot) - 1)
+    op = op[idx]
+    xy = np.hypot(rp[:, 0] - op[:, 0], rp[:, 1] - op[:, 1])
+    yaw = np.degrees(np.abs(np.remainder(rp[:, 3] - op[:, 3] + np.pi, 2 * np.pi) - np.pi))
+    n = min(len(ref.joints), len(other.joints))
+    jr, jo = np.array(ref.joints[:n]), np.array(other.joints[:n])
+    joint_rms = float(np.degrees(np.sqrt(np.nanmean((jr - jo) ** 2))))
+    feet = float(np.mean([a == b for a, b in zip(ref.feet[:n], other.feet[:n], strict=True)]))
+    return {"xy_mean": float(xy.mean()), "xy_end": float(xy[-1]), "z_mean": float(np.abs(rp[:, 2] - op[:, 2]).mean()),
+            "yaw_mean": float(yaw.mean()), "joint_rms_deg": joint_rms, "feet_agree": feet,
+            "up_end_ref": float(rp[-1, 4]), "up_end": float(op[-1, 4]),
+            "moved_ref": float(math.hypot(*(rp[-1, :2] - rp[0, :2]))),
+            "moved": float(math.hypot(*(op[-1, :2] - op[0, :2])))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
+    ap.add_argument("--worlds", default="simspark,inprocess",
+                    help="comma-separated worlds, the first is the reference (default simspark,inprocess)")
+    ap.add_argument("--sequences", default=",".join(SEQUENCES), help=f"comma-separated, of {', '.join(SEQUENCES)}")
+    ap.add_argument("--save", default=None, help="write every trace to this .npz")
+    a = ap.parse_args()
+    worlds = [w.strip() for w in a.worlds.split(",") if w.strip()]
+    names = [s.strip() for s in a.sequences.split(",") if s.strip()]
+    unknown = sorted(set(names) - set(SEQUENCES))
+    if unknown or len(worlds) < 2:
+        ap.error(f"unknown sequences {unknown}" if unknown else "--worlds needs a reference and at least one other")
+    seqs = make_sequences(a.robot_type)
+    skills = load_dir(config_path("villa_motion", "x").parent.parent / "skills")
+    learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
+    traces: dict[str, dict[str, Trace]] = {w: {} for w in worlds}
+    for w in worlds:
+        world = make_world(w, a.robot_type)
+        try:
+            for name in names:
+                traces[w][name] = world.run_episode(Replay(seqs[name], skills, learned))
+                print(f"  {w}: {name} done", flush=True)
+        finally:
+            world.close()
+    ref = worlds[0]
+    print(f"\nrobot type {a.robot_type}; reference {ref}; distances in m, angles in degrees")
+    print(f"{'sequence':<12} {'world':<10} {'xy mean':>8} {'xy end':>7} {'moved':>11} {'z mean':>7} {'yaw':>6} "
+          f"{'joints':>7} {'feet':>5} {'upright at end':>15}")
+    for name in names:
+        for w in worlds[1:]:
+            c = compare(traces[ref][name], traces[w][name])
+            print(f"{name:<12} {w:<10} {c['xy_mean']:8.3f} {c['xy_end']:7.3f} {c['moved']:5.2f}/{c['moved_ref']:5.2f} "
+                  f"{c['z_mean']:7.3f} {c['yaw_mean']:6.1f} {c['joint_rms_deg']:7.2f} {100 * c['feet_agree']:4.0f}% "
+                  f"{c['up_end']:7.2f}/{c['up_end_ref']:.2f}")
+    if a.save:
+        np.savez_compressed(a.save, **{f"{w}/{n}/{k}": np.array(getattr(tr, k)) for w, d in traces.items()
+                                       for n, tr in d.items() for k in ("t", "pose", "joints", "feet")})
+
+
+if __name__ == "__main__":
+    main()
