@@ -138,6 +138,7 @@ def test_fall_state_machine_hysteresis_and_dwell():
 
     up = [0.0, 0.0, 9.81]
     assert set(feed(up, 0.5, 0.3)) == {FD.UPRIGHT}
+    assert set(feed([0.3, 0.2, 0.5], 0.2) + feed(up, 0.2)) == {FD.UPRIGHT}   # placed by the referee: a short drop
     tilt35 = [9.81 * math.sin(math.radians(35)), 0.0, 9.81 * math.cos(math.radians(35))]
     assert feed(tilt35, 0.3)[-1] == FD.FALLING                # a stumble ...
     assert feed(up, 0.2)[-1] == FD.FALLING                    # ... upright only after recover_time

@@ -35,6 +35,7 @@ class FallParams:
     lying_tilt: float = math.radians(60)      # tilt beyond which a robot that never settles is lying anyway ...
     unsettled_time: float = 1.0               # ... after this long (shaking on the ground, a get-up kicking)
     switch_time: float = 0.5                  # s of another lying side before FALLEN_* changes side
+    airborne: float = 0.5                     # ‖acc‖ below this many g: in the air (dropped, bouncing): no evidence
     smoothing: float = 0.3                    # low-pass weight of a new reading (0..1]
     g: float = 9.81
 
@@ -57,6 +58,8 @@ class FallDetector:
         if float(np.linalg.norm(a)) < 1e-6:
             return self.state, max(0.0, t - self.since)   # no reading (SimSpark's first perception reads 0 0 0)
         self.acc = a if self.acc is None else (1 - self.p.smoothing) * self.acc + self.p.smoothing * a
+        if float(np.linalg.norm(self.acc)) < self.p.airborne * self.p.g:
+            return self.state, max(0.0, t - self.since)   # a robot placed by the referee drops: no tilt to read
         nxt = self._next(self.acc, t)
         if nxt != self.state:
             if self.state == FALLING and nxt in FALLEN:
