@@ -11,7 +11,9 @@ trainer (ground truth over the monitor port) and listens to the player's `pose` 
    over --phase-time s;
 3. fall: the trainer moves a second robot (a bare agent of another team) onto ours, which knocks both down (a
    collision; SimSpark's dives do not throw our robot over); the same figures over --phase-time s, and how many
-   times `fall_state` changed while the robot lay still (torso below 0.5 upright, moving < 0.05 m/s).
+   times `fall_state` changed while the robot lay still (torso below 0.5 upright, moving < 0.05 m/s);
+4. lying relocation: the trainer moves the robot, still lying after phase 3 (get-ups may fail on SimSpark), to
+   --relocate-lying (the server stands it up there); the same figures over --phase-time s.
 
 Prints one table per phase and writes every sample (and the accelerometer during the fall) to the log directory.
 
@@ -195,6 +197,8 @@ def main() -> int:
     ap.add_argument("--ball-time", type=float, default=20.0, help="simulated s at most for phase 1")
     ap.add_argument("--relocate", type=float, nargs=3, default=(-7.0, 4.0, -math.pi / 2),
                     help="x y theta (field frame) the trainer moves the robot to in phase 2")
+    ap.add_argument("--relocate-lying", type=float, nargs=3, default=(3.0, -3.0, math.pi),
+                    help="x y theta the trainer moves the robot to in phase 4")
     ap.add_argument("--log-dir", default=None)
     args = ap.parse_args()
     ok, why = available()
@@ -264,6 +268,15 @@ def main() -> int:
                   f"({lying:.1f} s lying still)\n" + table(rows))
             with open(log_dir / "fall_acc.csv", "w", newline="") as f:
                 csv.writer(f).writerows([("t", "ax", "ay", "az"), *lis.acc])
+
+            # 4. the referee moves the robot that fell
+            x, y, th = args.relocate_lying
+            lying = trainer.truth().players[("left", unum)].upright < 0.5
+            trainer.move_player(TEAM, unum, x, y, th)
+            rows = run_phase(trainer, lis, unum, args.phase_time)
+            results["relocation_lying"] = {"to": [x, y, th], "was_lying": lying, "rows": rows}
+            print(f"\n4. relocation of the {'lying' if lying else 'standing (it got up)'} robot to ({x:.1f}, {y:.1f}, "
+                  f"{math.degrees(th):.0f} deg):\n" + table(rows))
     finally:
         if runner is not None:
             runner.stop()
