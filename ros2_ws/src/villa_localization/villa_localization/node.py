@@ -1,7 +1,8 @@
 """The localization node: observations + odometry -> pose, particles, world model, markers (thin wiring).
 
 Odometry (the walk engine's, on `odom`) is accumulated between vision frames and applied before each observation
-update (§5). Beams re-seed the filter at the known pose. Parameters: config/localization.yaml.
+update (§5). Beams re-seed the filter at the known pose; `fall_state` (§8) makes the model ignore vision and
+odometry while the robot is down and spread its particles. Parameters: config/localization.yaml.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from villa_localization.ball_filter import BallParams
 from villa_localization.particle_filter import PFParams
 from villa_localization.world_model import Observed
 from villa_localization.world_model import WorldModel as Model
-from villa_msgs.msg import GameState, Observation, Observations, TrackedObject, WorldModel
+from villa_msgs.msg import FallState, GameState, Observation, Observations, TrackedObject, WorldModel
 from villa_nao import field as F
 from villa_nao.params import declare_from_yaml
 
@@ -49,11 +50,17 @@ class LocalizationNode(Node):
         pf = PFParams(particles=int(p["particles"]),
                       odom_factors=tuple(float(v) for v in p["odom_factors"]),
                       random_fraction=float(p["random_fraction"]),
-                      line_sigma=float(p["line_sigma"]))
+                      line_sigma=float(p["line_sigma"]),
+                      reset_fraction_max=float(p["reset_fraction_max"]),
+                      lost_ratio=float(p["lost_ratio"]),
+                      lost_sigma=float(p["lost_sigma"]))
         if pf.particles < 10:
             raise ValueError(f"particles must be at least 10, got {pf.particles}")
         self.model = Model(pf_params=pf, ball_params=BallParams(accel_sigma=float(p["ball_accel_sigma"])),
-                           valid_for=float(p["valid_for"]))
+                           valid_for=float(p["valid_for"]),
+                           fall_sigma=tuple(float(v) for v in p["fall_sigma"]),
+                           getup_sigma=tuple(float(v) for v in p["getup_sigma"]),
+                           blind_sigma=tuple(float(v) for v in p["blind_sigma"]))
         self.publish_particles = int(p["publish_particles"])
         self.unum = int(p["unum"])
         self._odom_prev: tuple[float, float, float] | None = None
@@ -67,10 +74,15 @@ class LocalizationNode(Node):
         self.create_subscription(Odometry, "odom", self._on_odom, QOS)
         self.create_subscription(Pose2D, "beam", self._on_beam, QOS)
         self.create_subscription(GameState, "game_state", self._on_game_state, QOS)
+        self.create_subscription(FallState, "fall_state", self._on_fall, QOS)
 
     def _on_game_state(self, msg: GameState) -> None:
         if msg.unum:
             self.unum = msg.unum
+
+    def _on_fall(self, msg: FallState) -> None:
+        with self._lock:
+            self.model.fallen(msg.state != FallState.UPRIGHT, _t(msg.header.stamp))
 
     def _on_beam(self, msg: Pose2D) -> None:
         with self._lock:

@@ -6,6 +6,13 @@ log-likelihoods on distance and on bearing, done whenever at least one landmark 
 localized); field lines as further observations (a step beyond the seed: each seen segment's endpoints should lie on
 a field line); (3) only after a landmark update: resample, 5 % of particles uniformly at random over the field (for a
 kidnapped robot), then a small random walk.
+
+When the observations stop fitting the particles (a robot moved by the referee, a bad get-up), §5's 5 % random
+particles rarely land near the truth. The filter tracks how well each update's observations fit (the particles' mean
+likelihood per observation, averaged fast and slow: augmented MCL) and, as the fast average drops below the slow one,
+draws up to `reset_fraction_max` of the particles from the seen landmarks themselves (sensor resetting: poses at the
+observed distances and bearings, triangulated from two landmarks). While the fit is collapsed the filter is *lost*:
+it reports the whole particle set's covariance, never less than `lost_sigma`, instead of the tight cluster's.
 """
 
 from __future__ import annotations
@@ -32,6 +39,13 @@ class PFParams:
     line_weight: float = 0.5                                   # a line endpoint counts this much of a landmark
     min_distance_sigma: float = 0.05
     min_bearing_sigma: float = math.radians(1.0)
+    fit_prior: float = 0.3                                     # the observation fit expected before any update
+    fit_alpha_slow: float = 0.05                               # averaging weights of the observation fit (per update)
+    fit_alpha_fast: float = 0.4
+    reset_fraction_max: float = 0.5                            # at most this share drawn from the observations
+    lost_ratio: float = 0.2                                    # fast fit below this share of the slow one: lost
+    lost_fit: float = 1e-3                                     # ... or below this (per-observation likelihood)
+    lost_sigma: float = 2.0                                    # m, the smallest position sigma reported while lost
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,10 @@ class ParticleFilter:
         self.particles = self.uniform(params.particles)
         self.weights = np.full(params.particles, 1.0 / params.particles)
         self.updates = 0
+        self.fit: float | None = None               # last update's mean per-observation likelihood
+        self.fit_slow = self.fit_fast = params.fit_prior
+        self.resets = 0                              # particles drawn from observations so far
+        self._unknown = True                         # uniform, not yet updated: lost
 
     # --- initialization ---------------------------------------------------------------------------------
     def uniform(self, n: int) -> np.ndarray:
@@ -79,6 +97,7 @@ class ParticleFilter:
     def reset_uniform(self) -> None:
         self.particles = self.uniform(self.p.particles)
         self.weights[:] = 1.0 / self.p.particles
+        self._unknown = True
 
     def seed_pose(self, x: float, y: float, theta: float, sigma=(0.1, 0.1, 0.175)) -> None:
         """A known pose (beam, kick-off position) re-seeds the filter around it."""
@@ -86,6 +105,49 @@ class ParticleFilter:
         self.particles = np.column_stack([self.rng.normal(x, sigma[0], n), self.rng.normal(y, sigma[1], n),
                                           _wrap(self.rng.normal(theta, sigma[2], n))])
         self.weights[:] = 1.0 / n
+        self._unknown = False
+
+    def widen(self, sigma) -> None:
+        """Spread every particle by Gaussian noise (m, m, rad): a fall, a get-up, time without vision."""
+        self.particles = self.particles + self.rng.normal(0, 1, self.particles.shape) * np.asarray(sigma, float)
+        self.particles[:, 2] = _wrap(self.particles[:, 2])
+
+    def from_observations(self, landmarks: list[Landmark], n: int) -> np.ndarray:
+        """n poses drawn from the seen landmarks (sensor resetting): with two or more, each pose is triangulated
+        from a random pair at noisy distances (the mirror solution ruled out by the bearings); with one, it lies on
+        the circle of the observed distance. The heading makes the first landmark's bearing match."""
+        lm = np.array([(o.x, o.y, o.distance, o.bearing, max(o.distance_sigma, self.p.min_distance_sigma),
+                        max(o.bearing_sigma, self.p.min_bearing_sigma)) for o in landmarks], dtype=float)
+        m = len(lm)
+        i = self.rng.integers(0, m, n)
+        a = lm[i]
+        ra = np.maximum(a[:, 2] + self.rng.normal(0, 1, n) * a[:, 4], 0.05)
+        if m >= 2:
+            j = (i + self.rng.integers(1, m, n)) % m                # another landmark
+            b = lm[j]
+            rb = np.maximum(b[:, 2] + self.rng.normal(0, 1, n) * b[:, 4], 0.05)
+            ab = b[:, :2] - a[:, :2]
+            d = np.maximum(np.hypot(ab[:, 0], ab[:, 1]), 1e-6)
+            u = ab / d[:, None]
+            along = (ra ** 2 - rb ** 2 + d ** 2) / (2 * d)
+            h = np.sqrt(np.maximum(ra ** 2 - along ** 2, 0.0))
+            perp = np.column_stack([-u[:, 1], u[:, 0]])
+            base = a[:, :2] + u * along[:, None]
+            p1, p2 = base + perp * h[:, None], base - perp * h[:, None]
+            # the seen angle from a to b (bearing difference) must match the one from the candidate position
+            seen = _wrap(b[:, 3] - a[:, 3])
+
+            def turn(p):
+                return _wrap(np.arctan2(b[:, 1] - p[:, 1], b[:, 0] - p[:, 0])
+                             - np.arctan2(a[:, 1] - p[:, 1], a[:, 0] - p[:, 0]))
+
+            pos = np.where((np.abs(_wrap(turn(p1) - seen)) <= np.abs(_wrap(turn(p2) - seen)))[:, None], p1, p2)
+        else:
+            phi = self.rng.uniform(-np.pi, np.pi, n)
+            pos = a[:, :2] + ra[:, None] * np.column_stack([np.cos(phi), np.sin(phi)])
+        bearing = a[:, 3] + self.rng.normal(0, 1, n) * a[:, 5]
+        th = _wrap(np.arctan2(a[:, 1] - pos[:, 1], a[:, 0] - pos[:, 0]) - bearing)
+        return np.column_stack([pos, th])
 
     # --- (1) odometry -----------------------------------------------------------------------------------
     def predict(self, dx: float, dy: float, dtheta: float) -> None:
@@ -126,26 +188,50 @@ class ParticleFilter:
         if not landmarks and not len(lines):
             return False
         logw = self.log_likelihood(landmarks, lines)
+        # how well the observations fit: the particles' mean likelihood per observation (0..1)
+        terms = len(landmarks) + self.p.line_weight * 2 * len(lines)
+        self.fit = float(np.mean(np.exp(logw / terms)))
+        self.fit_slow += self.p.fit_alpha_slow * (self.fit - self.fit_slow)
+        self.fit_fast += self.p.fit_alpha_fast * (self.fit - self.fit_fast)
+        self._unknown = False
         logw -= logw.max()
         w = np.exp(logw)
         w /= w.sum()
         self.weights = w
-        self._resample()
+        self._resample(landmarks)
         self.updates += 1
         return True
 
+    @property
+    def reset_fraction(self) -> float:
+        """The share of particles to draw from the observations: 1 - fast/slow fit (augmented MCL), capped."""
+        if self.fit_slow <= 0:
+            return 0.0
+        return float(min(self.p.reset_fraction_max, max(0.0, 1.0 - self.fit_fast / self.fit_slow)))
+
+    @property
+    def lost(self) -> bool:
+        """The observations do not fit the particles: the fit collapsed against its average, or is tiny."""
+        return self._unknown or bool(self.fit_fast < self.p.lost_ratio * self.fit_slow
+                                     or self.fit_fast < self.p.lost_fit)
+
     # --- (3) resampling ---------------------------------------------------------------------------------
-    def _resample(self) -> None:
+    def _resample(self, landmarks=()) -> None:
         n = self.p.particles
         n_random = int(round(self.p.random_fraction * n))
-        k = n - n_random
+        n_reset = int(round(self.reset_fraction * n)) if landmarks else 0
+        k = n - n_random - n_reset
         positions = (self.rng.random() + np.arange(k)) / k          # systematic resampling
         idx = np.minimum(np.searchsorted(np.cumsum(self.weights), positions), len(self.weights) - 1)
         kept = self.particles[idx]
         walk = self.rng.normal(0, 1, (k, 3)) * np.asarray(self.p.walk_sigma)
         kept = kept + walk
         kept[:, 2] = _wrap(kept[:, 2])
-        self.particles = np.vstack([kept, self.uniform(n_random)])
+        parts = [kept, self.uniform(n_random)]
+        if n_reset:
+            parts.append(self.from_observations(landmarks, n_reset))
+            self.resets += n_reset
+        self.particles = np.vstack(parts)
         self.weights = np.full(n, 1.0 / n)
 
     # --- estimate -----------------------------------------------------------------------------------------
@@ -153,7 +239,8 @@ class ParticleFilter:
         """Weighted mean pose and 3x3 covariance (x, y, theta) of the particles near the mode.
 
         The random kidnapping particles would drag a plain mean toward the field centre, so the mean is taken over
-        the particles within `core` m of the best cluster (the densest particle's neighbourhood)."""
+        the particles within `core` m of the best cluster (the densest particle's neighbourhood). While lost, the
+        covariance is the whole set's about that mean, with position sigmas of at least `lost_sigma`."""
         p, w = self.particles, self.weights
         bins = (np.arange(-F.HALF_LENGTH - 1, F.HALF_LENGTH + 1 + core, core),
                 np.arange(-F.HALF_WIDTH - 1, F.HALF_WIDTH + 1 + core, core))
@@ -171,4 +258,9 @@ class ParticleFilter:
         mt = math.atan2(wq @ np.sin(q[:, 2]), wq @ np.cos(q[:, 2]))
         dev = np.column_stack([q[:, 0] - mx, q[:, 1] - my, _wrap(q[:, 2] - mt)])
         cov = (dev * wq[:, None]).T @ dev
+        if self.lost:
+            dev = np.column_stack([p[:, 0] - mx, p[:, 1] - my, _wrap(p[:, 2] - mt)])
+            cov = (dev * w[:, None]).T @ dev
+            for i in (0, 1):
+                cov[i, i] = max(cov[i, i], self.p.lost_sigma ** 2)
         return np.array([mx, my, mt]), cov

@@ -1,5 +1,10 @@
 """The world model: our pose (particle filter, §5), the ball (Kalman filter, §9.2), teammates and opponents with their
-last-seen times (§4.2-4.3), all in the team-relative field frame. Pure Python: the localization node wraps it."""
+last-seen times (§4.2-4.3), all in the team-relative field frame. Pure Python: the localization node wraps it.
+
+Falls (§8): while the robot is down its camera looks at the sky or the grass through a torso the accelerometer no
+longer levels, and the walk engine's odometry means nothing, so nothing is observed or predicted; the particles
+spread by `fall_sigma` when it goes down, by `blind_sigma` per square root of a second while it lies, and by
+`getup_sigma` when it stands again, and the next observations (and the filter's sensor resetting) pull them in."""
 
 from __future__ import annotations
 
@@ -39,6 +44,9 @@ class WorldModel:
     ball_params: BallParams = field(default_factory=BallParams)
     valid_for: float = 3.0                 # s an unseen object stays valid
     localized_sigma: float = 0.5           # m: position std below which we call ourselves localized
+    fall_sigma: tuple[float, float, float] = (0.3, 0.3, 0.5)      # m, m, rad: spread added when the robot falls
+    getup_sigma: tuple[float, float, float] = (0.2, 0.2, 0.35)    # ... when it stands up again
+    blind_sigma: tuple[float, float, float] = (0.1, 0.1, 0.1)     # ... per sqrt(s) while it lies (vision ignored)
     seed: int | None = None
 
     def __post_init__(self) -> None:
@@ -47,16 +55,37 @@ class WorldModel:
         self.ball_seen: float | None = None
         self.teammates: dict[int, Tracked] = {}
         self.opponents: dict[str, Tracked] = {}
+        self.down = False                   # fallen (or falling): observations and odometry are ignored
+        self._blind_since: float | None = None
         self.pose, self.cov = self.pf.estimate()
 
     def known_pose(self, x: float, y: float, theta: float) -> None:
         self.pf.seed_pose(x, y, theta)
         self.pose, self.cov = np.array([x, y, theta]), np.diag([0.01, 0.01, 0.03])
 
+    def fallen(self, down: bool, t: float) -> None:
+        """The fall state (§8): spread the particles on a fall and on the get-up; see the module docstring."""
+        if down and not self.down:
+            self.pf.widen(self.fall_sigma)
+            self._blind_since = t
+        elif not down and self.down:
+            self.pf.widen(self.getup_sigma)
+        if down != self.down:
+            self.down = down
+            self.pose, self.cov = self.pf.estimate()
+
     def odometry(self, dx: float, dy: float, dtheta: float) -> None:
-        self.pf.predict(dx, dy, dtheta)
+        if not self.down:
+            self.pf.predict(dx, dy, dtheta)
 
     def observe(self, observations: list[Observed], t: float) -> None:
+        if self.down:
+            dt = max(0.0, t - (self._blind_since if self._blind_since is not None else t))
+            self._blind_since = t
+            if dt > 0:
+                self.pf.widen(np.asarray(self.blind_sigma) * math.sqrt(dt))
+            self.pose, self.cov = self.pf.estimate()
+            return
         lms = [Landmark(*F.LANDMARKS[o.name][:2], o.distance, o.bearing, o.distance_sigma, o.bearing_sigma)
                for o in observations if o.kind in ("flag", "goal_post") and o.name in F.LANDMARKS]
         lines = [(o.xy, o.end) for o in observations if o.kind == "line" and o.end is not None]
@@ -87,7 +116,8 @@ class WorldModel:
 
     @property
     def localized(self) -> bool:
-        return bool(self.pf.updates > 0 and math.sqrt(max(self.cov[0, 0], self.cov[1, 1])) < self.localized_sigma)
+        return bool(self.pf.updates > 0 and not self.down
+                    and math.sqrt(max(self.cov[0, 0], self.cov[1, 1])) < self.localized_sigma)
 
     def ball_valid(self, t: float) -> bool:
         return self.ball.x is not None and self.ball_seen is not None and t - self.ball_seen < self.valid_for

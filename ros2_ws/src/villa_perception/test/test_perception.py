@@ -1,6 +1,8 @@
 """Perception: vision through the head chain to the ground, self filtering, visual memory, fall detection."""
 
+import csv
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -95,3 +97,70 @@ def test_fall_detection_states():
         s3, _ = d3.update([0.3, 9.7, 0.5], t)
     assert s3 == FD.FALLEN_SIDE
     assert d3.update([np.nan, 0, 0], t)[0] == FD.FALLEN_SIDE  # a bad reading changes nothing
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def _states(detector, samples):
+    """Feed (t, ax, ay, az) samples; the sequence of states without repeats."""
+    seq = []
+    for t, *a in samples:
+        s, _ = detector.update(a, t)
+        if not seq or seq[-1] != s:
+            seq.append(s)
+    return seq
+
+
+def test_one_fall_is_one_event_on_a_simspark_trace():
+    """16 s recorded on rcssserver3d: knocked over in a collision, then lying on the back while the get-up keeps
+    failing (the robot rocks, the accelerometer spikes to 34 m/s^2 and drops to 1.5). The memoryless threshold rule
+    changed state 187 times on this trace; one fall must be one event."""
+    with open(DATA / "simspark_fall_acc.csv") as f:
+        samples = [tuple(map(float, r)) for r in list(csv.reader(f))[1:]]
+    d = FD.FallDetector()
+    seq = _states(d, samples)
+    assert seq == [FD.UPRIGHT, FD.FALLING, FD.FALLEN_BACK]
+    assert d.falls == 1
+
+
+def test_fall_state_machine_hysteresis_and_dwell():
+    rng = np.random.default_rng(3)
+    d = FD.FallDetector()
+    t = [0.0]
+
+    def feed(acc, seconds, jitter=0.0):
+        out = []
+        for _ in range(int(round(seconds / 0.02))):
+            t[0] += 0.02
+            out.append(d.update(np.asarray(acc, float) + rng.normal(0, jitter, 3), t[0])[0])
+        return out
+
+    up = [0.0, 0.0, 9.81]
+    assert set(feed(up, 0.5, 0.3)) == {FD.UPRIGHT}
+    assert set(feed([0.3, 0.2, 0.5], 0.2) + feed(up, 0.2)) == {FD.UPRIGHT}   # placed by the referee: a short drop
+    tilt35 = [9.81 * math.sin(math.radians(35)), 0.0, 9.81 * math.cos(math.radians(35))]
+    assert feed(tilt35, 0.3)[-1] == FD.FALLING                # a stumble ...
+    assert feed(up, 0.2)[-1] == FD.FALLING                    # ... upright only after recover_time
+    assert feed(up, 0.3)[-1] == FD.UPRIGHT and d.falls == 0   # and it was no fall
+    back = [9.7, 0.3, 0.5]
+    states = feed(back, 0.5)
+    assert states[-1] == FD.FALLEN_BACK and d.falls == 1
+    # lying: a get-up attempt shakes the torso (unsettled, half raised, impacts): still the same fall, no FALLING
+    shaken = feed([9.0, 0.5, 4.0], 0.4, 3.0) + feed([25.0, -3.0, 6.0], 0.1) + feed([2.0, 0.0, 1.0], 0.1) + \
+        feed(back, 0.3, 1.0) + feed(tilt35, 0.2)
+    assert set(shaken) == {FD.FALLEN_BACK}
+    # the get-up failed onto the front: the side changes only when held
+    front = [-9.7, 0.0, 0.8]
+    assert feed(front, 0.3)[-1] == FD.FALLEN_BACK
+    assert feed(front, 0.4)[-1] == FD.FALLEN_FRONT and d.falls == 1
+    # standing up again: upright once held below recover_tilt
+    assert feed(up, 0.2)[-1] == FD.FALLEN_FRONT
+    assert feed(up, 0.3)[-1] == FD.UPRIGHT and d.falls == 1
+    # a robot lying on its back that never settles (kept shaking) is fallen after unsettled_time
+    d2 = FD.FallDetector()
+    seq = []
+    for i in range(100):
+        a = [9.81 * (1.3 if i % 2 else 0.7), 0.0, 1.0]         # |acc| never within `settled` of g
+        seq.append(d2.update(a, 0.02 * i)[0])
+    assert seq[-1] == FD.FALLEN_BACK and FD.FALLING in seq

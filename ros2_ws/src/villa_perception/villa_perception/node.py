@@ -58,7 +58,11 @@ class PerceptionNode(Node):
         self.noise = NoiseModel(float(p["distance_sigma_rel"]), float(p["distance_sigma_abs"]),
                                 math.radians(float(p["angle_sigma_deg"])))
         self.fall = FallDetector(FallParams(upright_tilt=math.radians(float(p["fall.upright_tilt_deg"])),
-                                            lying_xy=float(p["fall.lying_xy"])))
+                                            recover_tilt=math.radians(float(p["fall.recover_tilt_deg"])),
+                                            recover_time=float(p["fall.recover_time"]),
+                                            lying_xy=float(p["fall.lying_xy"]),
+                                            lying_time=float(p["fall.lying_time"]),
+                                            switch_time=float(p["fall.switch_time"])))
         self.memory = VisualMemory()
         self.heads: deque[tuple[float, float, float]] = deque(maxlen=int(p["joint_buffer"]))
         self.acc = None

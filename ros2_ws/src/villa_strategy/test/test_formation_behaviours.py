@@ -26,7 +26,8 @@ def test_formation_shape_at_the_centre():
     assert p["backLeft"][0] < p["stopper"][0] and p["goalie"][0] == pytest.approx(-14.5)
     # backs on the goal-ball line (symmetric about it)
     assert p["backLeft"][1] == pytest.approx(-p["backRight"][1])
-    assert formation.roles_for(2) == ("goalie", "onBall")
+    assert formation.roles_for(3) == ("goalie", "onBall", "stopper")
+    assert formation.roles_for(2) == ("onBall", "stopper") and formation.roles_for(1) == ("onBall",)
     assert "goalieReplacement" in formation.roles_for(5, goalie_on_ball=True)
 
 
@@ -154,9 +155,32 @@ def test_variants_allball_and_static():
 
 
 def test_goalie_dives_at_a_shot():
-    p = D.TeamPlayer(1, D.StrategyParams(team_size=2))
-    w = D.WorldView(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0), teammates={2: (0, 0)})
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=3))
+    w = D.WorldView(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0),
+                    teammates={2: (0, 0), 3: (-5, 2)})
     assert p.decide(w, D.PLAY_ON, 5.0, True).skill == "dive_center"
+
+
+def test_a_team_of_one_or_two_goes_for_the_ball():
+    """Issue 16: unum 1 of a team of one played goalie and never went for the ball. A goalie is reserved only from
+    formation.GOALIE_MIN_TEAM players on; smaller teams are field players and the closest one takes the ball."""
+    ball = (3.0, 2.0)
+    solo = D.TeamPlayer(1, D.StrategyParams(team_size=1))
+    d = solo.decide(_view((0.0, 0.0, 0.0), (0.0, 0.0), {}), D.BEFORE_KICK_OFF, 0.0, True)
+    assert d.role == "onBall" and d.beam[0] == pytest.approx(-0.25)             # kicks off from the centre spot
+    d = solo.decide(_view((-14.0, 0.0, 0.0), ball, {}), D.PLAY_ON, 1.0, True)
+    assert d.role == "onBall" and d.assignment == {"onBall": 1} and d.walk is not None and d.walk.x > 0.5
+    assert d.target[0] > 0                                                     # toward the ball, not our goal
+    # a team of two: no goalie; whoever is closer takes the ball, the other one supports (stopper)
+    pair = {u: D.TeamPlayer(u, D.StrategyParams(team_size=2)) for u in (1, 2)}
+    pos = {1: (1.0, 1.0, 0.0), 2: (-8.0, 0.0, 0.0)}
+    roles = {u: p.decide(_view(pos[u], ball, {v: pos[v][:2] for v in pos if v != u}), D.PLAY_ON, 1.0, True).role
+             for u, p in pair.items()}
+    assert roles == {1: "onBall", 2: "stopper"}
+    # from three players on, unum 1 keeps goal (far from the ball) and another player takes the ball
+    three = D.TeamPlayer(1, D.StrategyParams(team_size=3))
+    d = three.decide(_view((-14.0, 0.0, 0.0), ball, {2: (1.0, 1.0), 3: (-5.0, 0.0)}), D.PLAY_ON, 1.0, True)
+    assert d.role == "goalie" and d.assignment["onBall"] == 2
 
 
 def test_beam_for_any_unum_and_team_size():
@@ -168,8 +192,8 @@ def test_beam_for_any_unum_and_team_size():
 
 
 def test_goalie_does_not_dive_on_untrusted_or_repeated_estimates():
-    p = D.TeamPlayer(1, D.StrategyParams(team_size=2))
-    shot = dict(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0), teammates={2: (0, 0)})
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=3))
+    shot = dict(pose=(-14.5, 0.0, 0.0), ball=(-11.0, 0.0), ball_velocity=(-4.0, 0.0), teammates={2: (0, 0), 3: (-5, 2)})
     assert p.decide(D.WorldView(**shot, localized=False), D.PLAY_ON, 5.0, True).skill is None
     far = dict(shot, ball=(-5.0, 0.0), ball_velocity=(-8.0, 0.0))
     assert p.decide(D.WorldView(**far), D.PLAY_ON, 5.0, True).skill is None

@@ -83,6 +83,7 @@ class TeamPlayer:
         if params.variant not in ("villa", "allball", "static"):
             raise ValueError(f"variant must be villa, allball or static, got {params.variant!r}")
         self.unum, self.p = unum, params
+        self.goalie = params.goalie_unum if formation.has_goalie(params.team_size) else None   # small teams: none
         self.codec = comm.Codec(params.team_key)
         self.voting = Voting(max(params.team_size, 1))
         self.hysteresis = role_assignment.Hysteresis(params.hysteresis)
@@ -133,16 +134,16 @@ class TeamPlayer:
         pos = self.team_positions(w, now)
         unums = sorted(pos)[: self.p.team_size]
         if self.p.variant == "static":
-            return {r: u for r, u in zip(formation.ROLE_ORDER, sorted(unums), strict=False)}
+            return {r: u for r, u in zip(formation.roles_for(self.p.team_size), sorted(unums), strict=False)}
         fallen = set(w.fallen_mates) | ({self.unum} if w.fallen else set())
-        closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.p.goalie_unum, u in fallen) for u in unums}
+        closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.goalie, u in fallen) for u in unums}
         on_ball = min(closeness, key=closeness.get)
-        goalie_on_ball = on_ball == self.p.goalie_unum
-        roles = formation.roles_for(len(unums), goalie_on_ball)
-        targets = formation.formation(ball, len(unums), goalie_on_ball)
+        goalie_on_ball = on_ball == self.goalie
+        roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums)
+        targets = formation.formation(ball, self.p.team_size, goalie_on_ball)
         out = {"onBall": on_ball}
-        if self.p.goalie_unum in unums:
-            out["goalie"] = self.p.goalie_unum
+        if self.goalie in unums:
+            out["goalie"] = self.goalie
         rest_roles = [r for r in roles if r not in out]
         rest_agents = [u for u in unums if u not in out.values()]
         n = min(len(rest_roles), len(rest_agents))
@@ -163,8 +164,10 @@ class TeamPlayer:
         if play_mode in BEAM_MODES:
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
-            role = formation.ROLE_ORDER[(self.unum - 1) % len(formation.ROLE_ORDER)]   # the role of our number
-            pos = formation.kickoff_positions(max(self.p.team_size, self.unum), our_kickoff=our_kickoff)
+            size = max(self.p.team_size, self.unum)
+            roles = formation.roles_for(size)
+            role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
+            pos = formation.kickoff_positions(size, our_kickoff=our_kickoff)
             x, y = pos[role]
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), 0.0), method="kickoff")
         if play_mode == GAME_OVER:
@@ -182,10 +185,10 @@ class TeamPlayer:
             agreed = own
         say = self._say(w, game_time, side_left, own)
         role = next((r for r, u in agreed.items() if u == self.unum), "onBall")
-        if self.p.variant == "allball" and self.unum != self.p.goalie_unum:
+        if self.p.variant == "allball" and self.unum != self.goalie:
             role = "onBall"
             method = "allball"
-        goalie_on_ball = agreed.get("onBall") == self.p.goalie_unum
+        goalie_on_ball = self.goalie is not None and agreed.get("onBall") == self.goalie
         targets = formation.formation(ball, self.p.team_size, goalie_on_ball)
         obstacles = [np.array(p) for u, p in self.team_positions(w, game_time).items() if u != self.unum]
         obstacles += [np.array(o) for o in w.opponents]

@@ -4,6 +4,11 @@ players after the thesis §5.9 (a centre back on the goal-ball line and a midfie
 Team-relative field frame (our goal at -x). Offensive roles are offsets from the ball, shifted inside near the side
 lines (Fig. 7) and kept in front of our end line (Fig. 8); the backs stand on the line from our goal to the ball; the
 goalie follows §9.1 (goalie.py). Roles are listed in fill order: a team of n players uses the first n.
+
+A goalie is reserved only in a team of at least GOALIE_MIN_TEAM players. The 2011 team always had one (9 players),
+but §11.1/§12.1 put the closest player on the ball first of all; with one or two players a goalie that never leaves
+its box leaves nobody (or one robot that may be lying, §12.1's +1.5 m) to go for the ball, so smaller teams are all
+field players: onBall, then stopper.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from villa_nao import field as F
 ROLE_ORDER = ("goalie", "onBall", "stopper", "backLeft", "backRight", "forwardLeft", "forwardRight",
               "wingLeft", "wingRight", "backCenter", "midfielder")
 GOALIE_REPLACEMENT = "goalieReplacement"
+GOALIE_MIN_TEAM = 3      # players a team needs before it keeps a goalie home
 
 
 @dataclass(frozen=True)
@@ -34,11 +40,19 @@ class FormationParams:
     replacement_distance: float = 1.0                    # m in front of the goal centre (goalieReplacement)
 
 
-def roles_for(team_size: int, goalie_on_ball: bool = False) -> tuple[str, ...]:
-    """The roles a team of `team_size` fills. When the goalie takes onBall itself (ball in our goal box, §11.1),
-    a goalieReplacement role in front of the goal replaces the last field role."""
-    roles = ROLE_ORDER[:max(1, min(team_size, len(ROLE_ORDER)))]
-    if goalie_on_ball and len(roles) >= 2:
+def has_goalie(team_size: int) -> bool:
+    """Whether a team of `team_size` players keeps a goalie (from GOALIE_MIN_TEAM players on)."""
+    return team_size >= GOALIE_MIN_TEAM
+
+
+def roles_for(team_size: int, goalie_on_ball: bool = False, goalie: bool | None = None) -> tuple[str, ...]:
+    """The roles a team of `team_size` fills (with a goalie when `goalie`, by default has_goalie(team_size)). When
+    the goalie takes onBall itself (ball in our goal box, §11.1), a goalieReplacement role in front of the goal
+    replaces the last field role."""
+    goalie = has_goalie(team_size) if goalie is None else goalie
+    order = ROLE_ORDER if goalie else ROLE_ORDER[1:]
+    roles = order[:max(1, min(team_size, len(order)))]
+    if goalie and goalie_on_ball and len(roles) >= 2:
         roles = ("goalie",) + tuple(r for r in roles[1:] if r != "onBall") + (GOALIE_REPLACEMENT,)
     return roles
 

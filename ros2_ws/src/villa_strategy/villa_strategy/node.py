@@ -31,7 +31,7 @@ from villa_msgs.msg import (
 )
 from villa_nao.params import declare_from_yaml
 from villa_strategy.decision import BEAM_MODES, StrategyParams, TeamPlayer, WorldView
-from villa_strategy.formation import ROLE_ORDER
+from villa_strategy.formation import roles_for
 
 QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 
@@ -158,7 +158,7 @@ class StrategyNode(Node):
         targets = formation(ball, self.params.team_size)
         msg = RoleAssignment(method=d.method)
         msg.header.stamp, msg.header.frame_id = stamp, "field"
-        for role in ROLE_ORDER[: self.params.team_size]:
+        for role in roles_for(self.params.team_size):
             t = targets.get(role)
             slot = RoleSlot(role=role, unum=int(d.assignment.get(role, 0)))
             if t is not None:
