@@ -51,14 +51,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_int_at_least(1), default=1, help="CMA-ES random seed (default 1)")
     p.add_argument("--sigma", type=_positive_float, default=0.08,
                    help="initial step size as a fraction of each parameter's range (default 0.08)")
-    p.add_argument("--backend", choices=("sim", "inprocess"), default="sim",
+    p.add_argument("--backend", choices=("sim", "inprocess", "simspark"), default="sim",
                    help="sim: a headless `villa sim` per worker (default); inprocess: the same simulation stepped "
-                        "in the worker (about 3x faster)")
+                        "in the worker (about 3x faster); simspark: the real rcssserver3d per worker (installed)")
     p.add_argument("--robot-type", type=int, choices=range(5), default=0, help="SimSpark robot type 0..4")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="target", metavar="<walk|kick>")
+    sub = p.add_subparsers(dest="target", metavar="<walk|getup|kick>")
     w = sub.add_parser("walk", help="optimize a walk parameter set on a §10.3 task",
                        description="Optimize a walk parameter set with CMA-ES on a §10.3 task.")
     from villa_optimize.tasks import TASKS
@@ -79,6 +79,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and 5 degrees (default 3)")
     w.add_argument("--time-limit", type=_positive_float, default=None,
                    help="stop each evaluation after this many simulated seconds of the task (default: whole task)")
+    g = sub.add_parser("getup", help="optimize a get-up skill's $variables (§8) on forced falls",
+                       description="Optimize a get-up skill's $variables with CMA-ES on falls the world forces.")
+    g.add_argument("--skill", default="getup_back", choices=("getup_back", "getup_front"),
+                   help="the skill (default getup_back)")
+    _common(g)
+    g.add_argument("--trials", type=_int_at_least(1), default=3, help="falls per candidate, averaged (default 3)")
+    g.add_argument("--skills-dir", type=Path, default=None, help="skill files (default villa_motion's skills/)")
+    g.add_argument("--start-params", type=Path, default=None,
+                   help="learned $variables to start from (default villa_motion's config/skill_params.yaml)")
+    g.add_argument("--params-out", type=Path, default=None,
+                   help="YAML the learned values are written to, with the other skills' (default "
+                        "<out>/skill_params.yaml)")
+    g.add_argument("--space", type=Path, default=None,
+                   help="bounds overriding the automatic ones (joint stops, waits 0.04-1.5 s)")
     try:
         from villa_optimize.kick_objective import add_kick_arguments
     except ImportError:       # the kick task needs villa_motion.kick (issue #10's kick engine)
@@ -104,13 +118,24 @@ def _walk_objective(args):
                          robot_type=args.robot_type, time_limit=args.time_limit, trials=args.trials, seed=args.seed)
 
 
+def _getup_objective(args):
+    from villa_nao.params import config_path
+    from villa_optimize.getup_objective import GetupObjective
+
+    skills = args.skills_dir or config_path("villa_motion", "x").parent.parent / "skills"   # TODO(#17 merge): share_path
+    return GetupObjective(skill_name=args.skill, skills_dir=skills,
+                          variables_file=args.start_params or config_path("villa_motion", "skill_params.yaml"),
+                          params_out=args.params_out or args.out / "skill_params.yaml", space_file=args.space,
+                          backend=args.backend, robot_type=args.robot_type, trials=args.trials, seed=args.seed)
+
+
 def main(args: argparse.Namespace | None = None) -> int:
     if args is None:
         parser = argparse.ArgumentParser(prog="villa optimize", description=__doc__)
         add_arguments(parser)
         args = parser.parse_args()
     if not getattr(args, "target", None):
-        print("villa optimize: say what to optimize: `villa optimize walk --help`"
+        print("villa optimize: say what to optimize: `villa optimize walk --help`, `villa optimize getup --help`"
               + (" or `villa optimize kick --help`" if _kick_available() else ""), file=sys.stderr)
         return 2
     from villa_optimize.runner import RunConfig, run
@@ -118,6 +143,8 @@ def main(args: argparse.Namespace | None = None) -> int:
     try:
         if args.target == "walk":
             objective = _walk_objective(args)
+        elif args.target == "getup":
+            objective = _getup_objective(args)
         else:
             from villa_optimize.kick_objective import kick_objective
 
@@ -144,9 +171,10 @@ def main(args: argparse.Namespace | None = None) -> int:
               f"(continue with --resume)", file=sys.stderr)
         return 130
     where = getattr(objective, "params_out", None)
+    learned = getattr(objective, "set_name", None) or getattr(objective, "skill_name", "")
     print(f"done: {st.generation} generations, {st.evaluations} evaluations, best fitness {st.best_fitness:.4f} "
           f"(generation {st.best_generation}), {st.evals_per_hour:.0f} evaluations/hour"
-          + (f"; best set {objective.set_name!r} in {where}" if where else ""))
+          + (f"; best {learned!r} in {where}" if where else ""))
     return 0
 
 

@@ -43,8 +43,10 @@ class WalkObjective:
         unknown = [n for n in self.space.names if n not in WalkParams.__dataclass_fields__]
         if unknown:
             raise ValueError(f"search space: {', '.join(unknown)} are not walk parameters")
-        if self.backend not in ("sim", "inprocess"):
-            raise ValueError(f"unknown backend {self.backend!r}; known: sim, inprocess")
+        from villa_optimize.worlds import WORLDS
+
+        if self.backend not in WORLDS:
+            raise ValueError(f"unknown backend {self.backend!r}; known: {', '.join(WORLDS)}")
 
     @property
     def dim(self) -> int:

@@ -32,6 +32,8 @@ from villa_optimize.tasks import Episode, EpisodeResult, Observation, Task
 
 BALL_AWAY = (10.0, 8.0)          # ball position during walk-only tasks (far from every course)
 LIE_STILL = 0.5                  # s the robot lies with its torso's up axis below LYING_UPRIGHT before the start
+STAND_BEFORE_TIP = 0.6           # s in the stand pose after placement before a robot is tipped over
+POSE_BEFORE_MOVE = 0.5           # s of stand-pose targets before the trainer moves the robot (it may lie folded)
 LYING_UPRIGHT = 0.3
 # Joint targets (NAOqi, rad) that tip a standing Nao over: bent far back at the hips, it falls on its back; bent
 # forward with the arms back, on its front.
@@ -95,7 +97,9 @@ class _Job:
     def __init__(self, episode) -> None:
         self.episode = episode
         self.state = "place"
-        self.since = 0.0
+        self.since = 0.0               # when the current state began
+        self.lying_since: float | None = None
+        self.tip_attempts = 0
         self.result = None
         self.error: BaseException | None = None
         self.event = threading.Event()
@@ -176,33 +180,41 @@ class _SocketWorld:
     def _job_cycle(self, job: _Job, p, joints: dict[str, float]) -> None:
         task = job.episode.task
         now = p.time if p.time is not None else 0.0
-        if job.state == "place":
-            self._prepare(task)
-            x, y, th = task.placement()
-            self.trainer.move_player(self.TEAM, 1, x, y, th, z=0.02 + body.standing_height(self.robot_type))
-            self.trainer.place_ball(*(task.ball or BALL_AWAY))
-            job.state, job.since = "placing", now
+        if job.state == "place":                          # the stand pose first, wherever the robot lies
+            job.state, job.since = "posing", now
+        if job.state == "posing":
             self._idle.command_stand()
             self._submit(self._idle.update(0.02, joints).joints, p.time)
+            if now - job.since >= POSE_BEFORE_MOVE:
+                self._prepare(task)
+                x, y, th = task.placement()
+                self.trainer.move_player(self.TEAM, 1, x, y, th, z=0.02 + body.standing_height(self.robot_type))
+                self.trainer.place_ball(*(task.ball or BALL_AWAY))
+                job.state, job.since = "placing", now
             return
         pose = self._pose(p)
         if job.state == "placing":
             x, y, _ = task.placement()
             placed = pose is not None and math.hypot(pose[0] - x, pose[1] - y) < 0.05
-            if not (placed and now - job.since >= 0.1):
-                if now - job.since > 3.0:
+            settle = STAND_BEFORE_TIP if _lying(task) else 0.1        # into the stand pose before tipping over
+            if not (placed and now - job.since >= settle):
+                if now - job.since > 3.0 + settle:
                     raise RuntimeError("the trainer's placement of the robot did not take effect within 3 s")
                 self._submit(self._idle.update(0.02, joints).joints, p.time)
                 return
-            job.state, job.since = ("tipping" if _lying(task) else "run"), now
+            job.state, job.since, job.lying_since = ("tipping" if _lying(task) else "run"), now, None
         if job.state == "tipping":
             lying = pose is not None and pose[4] < LYING_UPRIGHT
-            if not lying:
-                job.since = now
-            if lying and now - job.since >= LIE_STILL:
+            job.lying_since = (job.lying_since or now) if lying else None
+            if lying and now - job.lying_since >= LIE_STILL:
                 job.state = "run"
-            elif now - job.since > 5.0:
-                raise RuntimeError(f"the robot did not fall on its {task.lying} within 5 s")
+            elif now - job.since > 5.0:                  # it did not go down (or not still): place it again
+                job.tip_attempts += 1
+                if job.tip_attempts >= 3:
+                    raise RuntimeError(f"the robot did not fall on its {task.lying} in 3 attempts")
+                job.state = "place"
+                self._submit(self._idle.update(0.02, joints).joints, p.time)
+                return
             else:
                 self._submit({**self._idle.update(0.02, joints).joints, **TIP_OVER[task.lying]}, p.time)
                 return

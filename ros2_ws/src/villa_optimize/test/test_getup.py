@@ -1,0 +1,112 @@
+"""`villa optimize getup`: the search space from a skill file, the episode's scoring, the written values, and a fall
+forced on the real SimSpark (skipped where SimSpark is not installed)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from villa_motion.params import load_skill_variables
+from villa_motion.skills import load_dir, parse
+from villa_nao.params import config_path
+from villa_optimize.getup_objective import (
+    STAND_HEIGHT,
+    GetupAttempt,
+    GetupEpisode,
+    GetupObjective,
+    GetupTrial,
+    variable_bounds,
+)
+from villa_optimize.tasks import Observation
+from villa_sim.simspark import available
+
+SKILLS = config_path("villa_motion", "x").parent.parent / "skills"
+
+
+def test_bounds_come_from_the_joint_stops_and_waits():
+    skill = parse("SKILL T\nKEYFRAME 1\nsetTarget LKneePitch $k RShoulderRoll -$r LShoulderRoll $r\nwait $w\n"
+                  "KEYFRAME 2\nsetTarget LKneePitch (2 * $k)\nwait 0.2\n")
+    b = variable_bounds(skill)
+    assert b["k"] == pytest.approx((-1.0, 130.0))                 # NAOqi knee: the SimSpark stops [-130, 1] flipped
+    assert b["r"] == pytest.approx((-1.0, 95.0))                  # -$r on RShoulderRoll [-95, 1] -> [-1, 95]
+    assert b["w"] == (0.04, 1.5)
+    with pytest.raises(ValueError, match=r"cannot bound \$x"):
+        variable_bounds(parse("SKILL T\nKEYFRAME 1\nsetTarget LKneePitch (2 * $x)\nwait 0.1\n"))
+
+
+def test_start_values_are_the_shipped_ones_and_the_best_is_written(tmp_path):
+    o = GetupObjective("getup_back", SKILLS, config_path("villa_motion", "skill_params.yaml"),
+                       tmp_path / "skill_params.yaml", backend="inprocess")
+    shipped = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
+    assert o.start_values() == pytest.approx(shipped["getup_back"])
+    x = o.x0()                                                     # clipped into the joints' stops
+    inside = {n: min(max(v, lo), hi) for (n, v), lo, hi in zip(sorted(shipped["getup_back"].items()), o.space.lower,
+                                                               o.space.upper, strict=True)}
+    o.write_best(x, 7.5, {"trials": []}, tmp_path)
+    written = load_skill_variables(tmp_path / "skill_params.yaml")
+    assert written["getup_front"] == shipped["getup_front"]        # the other skill kept
+    assert written["getup_back"] == pytest.approx(inside, abs=1e-3)
+    with pytest.raises(ValueError, match="unknown get-up skill"):
+        GetupObjective("stand", SKILLS, config_path("villa_motion", "skill_params.yaml"), tmp_path / "x.yaml")
+
+
+def _obs(t, z, up):
+    return Observation(t, 0.0, 0.0, 0.0, up, {}, z=z)
+
+
+def test_episode_scores_success_by_time_and_failure_by_how_far_it_came():
+    skill = load_dir(SKILLS)["getup_back"]
+    values = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))["getup_back"]
+    ep = GetupEpisode(GetupTrial("back", (0.0, 0.0, 0.0)), skill, values)
+    t = 0.0
+    while not ep.done:
+        ep.step(_obs(t, 0.36, 0.99))                               # a robot that stands all along
+        t += 0.02
+    a = ep.result()
+    total = sum(values[k] for k in ("w1", "w2", "w3")) + 0.8
+    assert a.success and a.time == pytest.approx(total, abs=0.05) and a.score == pytest.approx(10 - a.time)
+    lying = GetupAttempt(False, 3.0, STAND_HEIGHT / 2, 0.2, most_upright=0.4)
+    assert lying.score == pytest.approx(0.6 + 0.75 + 0.2) and lying.score < GetupAttempt(True, 8.0, 0.4, 1.0).score
+
+
+@pytest.mark.skipif(not available()[0], reason=available()[1])
+def test_simspark_world_tips_the_robot_over_and_runs_the_get_up():
+    from villa_optimize.worlds import SimSparkWorld
+
+    skill = load_dir(SKILLS)["getup_back"]
+    values = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))["getup_back"]
+    world = SimSparkWorld()
+    try:
+        starts = []
+        for side in ("back", "front"):
+            ep = GetupEpisode(GetupTrial(side, (-4.0, 2.0, 1.0)), skill, values)
+
+            first = ep.step
+
+            def spy(o, first=first):
+                if not starts or starts[-1][0] != side:
+                    starts.append((side, o.upright, o.z, math.hypot(o.x + 4.0, o.y - 2.0)))
+                return first(o)
+
+            ep.step = spy
+            a = world.run_episode(ep)
+            assert isinstance(a, GetupAttempt) and math.isfinite(a.score)
+    finally:
+        world.close()
+    for side, up, z, dist in starts:
+        assert up < 0.3 and z < 0.2 and dist < 1.0, (side, up, z, dist)   # lying near the spot when the skill starts
+
+
+def test_cli_builds_the_objective(tmp_path):
+    from argparse import ArgumentParser
+
+    from villa_optimize.cli import _getup_objective, add_arguments
+
+    p = ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["getup", "--skill", "getup_front", "--backend", "inprocess", "--out", str(tmp_path)])
+    o = _getup_objective(args)
+    assert o.skill_name == "getup_front" and o.backend == "inprocess" and o.params_out == Path(tmp_path) / \
+        "skill_params.yaml"

@@ -1,0 +1,240 @@
+"""The get-up objective: CMA-ES on a get-up skill's learned `$variables` (UT Austin Villa 2011 report §7, §8).
+
+A candidate = values for every `$variable` of the skill (getup_back or getup_front). An evaluation = `trials` falls
+on the robot's back (or front), each at its own spot and heading: the world tips the robot over and lets it lie
+still, then the skill runs from the joint angles it lies with, as the motion node runs it after a fall. A trial
+succeeds when, 1 s after the skill ended, the torso stands upright (up axis z > 0.9) at standing height (> 0.3 m).
+
+Fitness per trial (higher is better): a success scores 10 - seconds the skill took; a failure scores up to 4 for how
+far it came (1.5 x the most upright the torso got, 1.5 x the highest it rose as a fraction of standing height, and
+how upright it ended), so CMA-ES has a slope to climb before the first success: sitting up is worth most of it. The
+evaluation's fitness is the mean over its trials.
+
+Bounds: an angle variable's range is the stops of the joint it sets (degrees, as in the skill file; the right-side
+joint of a mirrored pair gives the same range); a wait's is 0.04 to 1.5 s (villa_optimize's config/getup_space.yaml
+can narrow or widen any of them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from villa_motion.params import load_skill_variables
+from villa_motion.skills import Skill, SkillPlayer, load_dir
+from villa_nao.joints import BY_NAME
+from villa_optimize.space import Space, write_text_atomic
+
+STAND_UPRIGHT = 0.9          # torso up-axis z of a robot that stands
+STAND_HEIGHT = 0.3           # m, torso height of a robot that stands (0.34-0.44 by type, crouched)
+CHECK_AFTER = 1.0            # s after the skill ended
+WAIT_BOUNDS = (0.04, 1.5)    # s
+SKILLS = {"getup_back": "back", "getup_front": "front"}
+
+
+def variable_bounds(skill: Skill) -> dict[str, tuple[float, float]]:
+    """Each `$variable`'s range: the stops of the joint it sets directly (deg) or WAIT_BOUNDS for a wait."""
+    bounds: dict[str, tuple[float, float]] = {}
+    for kf in skill.keyframes:
+        if kf.wait is not None:
+            for v in re.findall(r"\$([A-Za-z_]\w*)", kf.wait.text):
+                bounds.setdefault(v, WAIT_BOUNDS)
+        for op in (op for op in kf.ops if op.kind == "set"):
+            for joint, expr in zip(op.joints, op.values, strict=True):
+                m = re.fullmatch(r"(-?)\$([A-Za-z_]\w*)", expr.text)
+                if m is None:
+                    continue
+                j = BY_NAME[joint]
+                lo, hi = math.degrees(j.sim_min), math.degrees(j.sim_max)
+                if m.group(1):
+                    lo, hi = -hi, -lo
+                old = bounds.get(m.group(2))
+                bounds[m.group(2)] = (lo, hi) if old is None else (max(old[0], lo), min(old[1], hi))
+    missing = sorted(skill.variables - set(bounds))
+    if missing:
+        raise ValueError(f"{skill.source}: cannot bound {', '.join('$' + v for v in missing)} (set them directly "
+                         f"as 'Joint $var' or give their bounds in the search space file)")
+    return {v: bounds[v] for v in sorted(bounds)}
+
+
+@dataclass(frozen=True)
+class GetupTrial:
+    """Where the robot falls: its spot and heading; it lies on `lying` when the skill starts."""
+
+    lying: str
+    start: tuple[float, float, float]
+    ball = None
+
+    def placement(self) -> tuple[float, float, float]:
+        return self.start
+
+    def duration(self) -> float:
+        return 12.0
+
+
+@dataclass
+class GetupAttempt:
+    success: bool
+    time: float                   # s from the skill's start to its end (success) or the end of the trial
+    height: float                 # m, the highest the torso rose
+    upright: float                # the torso's up-axis z at the end
+    most_upright: float = 0.0     # the highest the torso's up-axis z got during the trial
+
+    @property
+    def score(self) -> float:
+        if self.success:
+            return 10.0 - self.time
+        return (1.5 * max(0.0, self.most_upright) + 1.5 * min(1.0, self.height / STAND_HEIGHT)
+                + max(0.0, self.upright))
+
+    def summary(self) -> dict:
+        return {"success": self.success, "time": round(self.time, 3), "height": round(self.height, 3),
+                "upright": round(self.upright, 3), "most_upright": round(self.most_upright, 3),
+                "score": round(self.score, 3)}
+
+
+class GetupEpisode:
+    """The skill from the lying robot's joints, then its final targets held until the check."""
+
+    CYCLE = 0.02
+
+    def __init__(self, trial: GetupTrial, skill: Skill, variables: dict[str, float]) -> None:
+        self.task = trial
+        self.skill, self.variables = skill, variables
+        self.player: SkillPlayer | None = None
+        self.t0: float | None = None
+        self.t_end: float | None = None
+        self.t_last = 0.0
+        self.height = 0.0
+        self.most_upright = -1.0
+        self.done = False
+        self.attempt: GetupAttempt | None = None
+
+    def step(self, o) -> dict[str, float]:
+        if self.player is None:
+            self.player, self.t0 = SkillPlayer(self.skill, o.joints, self.variables), o.t
+        self.t_last = o.t
+        self.height = max(self.height, o.z if math.isfinite(o.z) else 0.0)
+        self.most_upright = max(self.most_upright, o.upright)
+        targets = self.player.update(self.CYCLE)
+        if self.player.done:
+            if self.t_end is None:
+                self.t_end = o.t
+            elif o.t - self.t_end >= CHECK_AFTER - 1e-9:
+                ok = o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT
+                self.attempt = GetupAttempt(ok, self.t_end - self.t0, self.height, o.upright, self.most_upright)
+                self.done = True
+        return targets
+
+    def timed_out(self) -> bool:
+        return self.t0 is not None and self.t_last - self.t0 > self.task.duration()
+
+    def result(self) -> GetupAttempt:
+        return self.attempt or GetupAttempt(False, self.t_last - (self.t0 or 0.0), self.height, 0.0,
+                                            self.most_upright)
+
+
+def trial_starts(rng, n: int) -> list[tuple[float, float, float]]:
+    """n spots on our half and headings: where the robot falls in each trial."""
+    return [(float(rng.uniform(-12, -2)), float(rng.uniform(-8, 8)), float(rng.uniform(-math.pi, math.pi)))
+            for _ in range(n)]
+
+
+@dataclass
+class GetupObjective:
+    skill_name: str
+    skills_dir: Path
+    variables_file: Path                # the learned values the candidate starts from (skill_params.yaml)
+    params_out: Path                    # where the learned values are written (the file's other skills kept)
+    space_file: Path | None = None      # optional bounds overriding variable_bounds
+    backend: str = "simspark"
+    robot_type: int = 0
+    trials: int = 3
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        if self.skill_name not in SKILLS:
+            raise ValueError(f"unknown get-up skill {self.skill_name!r}; known: {', '.join(SKILLS)}")
+        skills = load_dir(self.skills_dir)
+        if self.skill_name not in skills:
+            raise ValueError(f"{self.skills_dir}: no {self.skill_name}.skl")
+        self.skill = skills[self.skill_name]
+        bounds = variable_bounds(self.skill)
+        if self.space_file is not None:
+            extra = Space.from_yaml(self.space_file)
+            unknown = sorted(set(extra.names) - set(bounds))
+            if unknown:
+                raise ValueError(f"{self.space_file}: {', '.join(unknown)} are not variables of {self.skill_name}")
+            bounds.update({n: (lo, hi) for n, lo, hi in zip(extra.names, extra.lower, extra.upper, strict=True)})
+        self.space = Space.from_bounds(bounds)
+        if not isinstance(self.trials, int) or self.trials < 1:
+            raise ValueError(f"--trials must be an integer >= 1, got {self.trials!r}")
+        from villa_optimize.worlds import WORLDS
+
+        if self.backend not in WORLDS:
+            raise ValueError(f"unknown backend {self.backend!r}; known: {', '.join(WORLDS)}")
+
+    @property
+    def dim(self) -> int:
+        return self.space.dim
+
+    def describe(self) -> dict:
+        return {"kind": "getup", "skill": self.skill_name, "parameters": list(self.space.names),
+                "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "backend": self.backend,
+                "robot_type": self.robot_type, "trials": self.trials}
+
+    def start_values(self) -> dict[str, float]:
+        learned = load_skill_variables(self.variables_file).get(self.skill_name, {})
+        return {n: float(learned.get(n, (lo + hi) / 2))
+                for n, lo, hi in zip(self.space.names, self.space.lower, self.space.upper, strict=True)}
+
+    def x0(self) -> np.ndarray:
+        return self.space.normalize(self.start_values())
+
+    def make_evaluator(self, worker: int) -> GetupEvaluator:
+        return GetupEvaluator(self, worker)
+
+    def write_best(self, x: np.ndarray, fitness: float, info: dict, out_dir: Path) -> list[Path]:
+        values = {k: round(v, 3) for k, v in self.space.denormalize(x).items()}
+        data = yaml.safe_load(Path(self.variables_file).read_text()) or {}
+        data[self.skill_name] = values
+        header = (f"# Learned $variables of the skills (UT Austin Villa 2011 report §7). {self.skill_name}: "
+                  f"`villa optimize getup` on {self.backend}, fitness {fitness:.3f}\n")
+        write_text_atomic(self.params_out, header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None,
+                                                                   width=118))
+        load_skill_variables(self.params_out)            # what we write must load
+        js = Path(out_dir) / "best.json"
+        js.write_text(json.dumps({"fitness": fitness, "skill": self.skill_name, "variables": values,
+                                  "normalized": [float(v) for v in x], "episode": info}, indent=1))
+        return [self.params_out, js]
+
+
+class GetupEvaluator:
+    def __init__(self, objective: GetupObjective, worker: int) -> None:
+        from villa_optimize.worlds import make_world
+
+        self.objective = objective
+        self.rng = np.random.default_rng([objective.seed, worker])
+        self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
+
+    def evaluate(self, x: np.ndarray) -> tuple[float, dict]:
+        o = self.objective
+        values = o.space.denormalize(x)
+        side = SKILLS[o.skill_name]
+        attempts = [self.world.run_episode(GetupEpisode(GetupTrial(side, s), o.skill, values))
+                    for s in trial_starts(self.rng, o.trials)]
+        fitness = float(np.mean([a.score for a in attempts]))
+        return fitness, {"fitness": fitness, "successes": sum(a.success for a in attempts),
+                         "trials": [a.summary() for a in attempts]}
+
+    def pids(self) -> list[int]:
+        return list(getattr(self.world, "pids", list)())
+
+    def close(self) -> None:
+        self.world.close()
