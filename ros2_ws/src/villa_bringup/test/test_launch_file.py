@@ -40,5 +40,25 @@ def test_every_node_kind_is_a_declared_console_script():
     assert _console_scripts("villa_bringup")["player"] == "villa_bringup.player:main"
 
 
+def test_every_python_package_installs_its_executables_where_ros_looks():
+    # launch_ros and `ros2 run` find executables in <prefix>/lib/<package> only (the ROS 2 setup.cfg convention)
+    import configparser
+
+    packages = sorted(p.parent.name for p in SRC.glob("*/setup.py"))
+    assert len(packages) >= 9
+    for package in packages:
+        cfg = configparser.ConfigParser()
+        assert cfg.read(SRC / package / "setup.cfg"), f"{package} has no setup.cfg"
+        assert cfg.get("develop", "script_dir") == f"$base/lib/{package}", package      # --symlink-install
+        assert cfg.get("install", "install_scripts") == f"$base/lib/{package}", package  # plain colcon build
+
+
+def test_villa_command_stays_on_path():
+    text = (SRC / "villa_bringup" / "setup.py").read_text()
+    assert '("bin", ["scripts/villa"])' in text
+    wrapper = SRC / "villa_bringup" / "scripts" / "villa"
+    assert wrapper.stat().st_mode & 0o111 and "../lib/villa_bringup/villa" in wrapper.read_text()
+
+
 def test_launch_file_is_installed():
     assert 'glob("launch/*.launch.py")' in (SRC / "villa_bringup" / "setup.py").read_text()
