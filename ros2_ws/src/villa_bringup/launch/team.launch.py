@@ -7,7 +7,8 @@ without one).
 
 Per-player namespaces /<team>/p<unum>; parameters from each package's config/<node>.yaml plus the team
 configuration's overrides; players started `stagger` seconds apart; every process respawns when it dies.
-composition: player runs each player's nodes in one process (villa_bringup's `player`), node one process per node.
+composition: player runs each player's nodes in one process (villa_bringup's `player`; no `name=`: the process hosts
+five nodes, named by the team configuration), node one process per node.
 """
 
 from launch import LaunchDescription
@@ -31,7 +32,7 @@ def _team(context, *args, **kwargs):
         specs = config.nodes(player)
         ns = player.namespace(config.team)
         if config.composition == "player":
-            nodes = [Node(package="villa_bringup", executable="player", name="player", namespace=ns,
+            nodes = [Node(package="villa_bringup", executable="player", namespace=ns,
                           arguments=["--config", config.source, "--unum", str(player.unum)]
                           + (["--nao", nao] if nao else []),
                           respawn=respawn, respawn_delay=2.0, output="screen")]
