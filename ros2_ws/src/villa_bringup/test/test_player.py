@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -53,3 +54,36 @@ def test_player_started_like_a_named_launch_node_keeps_its_node_names(tmp_path, 
     assert names == {("/villa/p1", "perception"), ("/villa/p1", "localization")}, out
     assert "ignoring -r __node:=player" in out and "Publisher already registered" not in out
     assert proc.returncode == 0, out
+
+
+@pytest.mark.integration
+def test_player_on_a_nao_that_is_not_there_says_so_once_and_stays_up(tmp_path, ros_domain):
+    from villa_sim.testing import free_ports
+
+    port = free_ports(1)[0]                      # no NAOqi listens there
+    cfg = tmp_path / "team.yaml"
+    cfg.write_text(yaml.safe_dump({"team": "villa", "players": [
+        {"unum": 3, "robot_type": 0,
+         "params": {"naoqi_bridge": {"max_attempts": 2, "retry_initial": 0.1, "retry_max": 0.1}}}]}))
+    proc = subprocess.Popen([sys.executable, "-m", "villa_bringup.player", "--config", str(cfg), "--unum", "3",
+                             "--nao", f"3@127.0.0.1:{port}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not any("giving up" in ln for ln in lines):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        alive = proc.poll() is None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+        reader.join(timeout=5)
+    text = "".join(lines)
+    assert alive, text                             # nothing for a supervisor to respawn
+    assert "Traceback" not in text and proc.returncode == 0, text
+    (give_up,) = [ln for ln in lines if "giving up" in ln]
+    assert f"tcp://127.0.0.1:{port}" in give_up and "switched on" in give_up
