@@ -1,5 +1,5 @@
-"""team.launch.py is a real launch_ros file (launch is not on PyPI, so it is checked statically here) and every
-package/executable the team configuration names is a console script some package declares."""
+"""team.launch.py is a real launch_ros file (checked here without launch; test_launch_live.py runs it with ROS 2's
+own tools) and every package/executable the team configuration names is a console script some package declares."""
 
 import ast
 import re
