@@ -26,6 +26,8 @@ def test_launch_file_uses_launch_ros_and_declares_its_arguments():
     declared = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
                 and getattr(n.func, "id", "") == "DeclareLaunchArgument"}
     assert declared == {"team_config", "nao", "respawn"}
+    text = LAUNCH.read_text()
+    assert text.count("respawn_max_retries=RESTART_LIMIT") == 2            # both compositions: no endless respawn
 
 
 def test_every_node_kind_is_a_declared_console_script():
