@@ -48,6 +48,7 @@ class NaoqiBridgeNode(Node):
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._connector: threading.Thread | None = None
+        self._connecting = False       # a connector thread is trying (cleared with the body set, under the lock)
         self.reads = 0
         self.pub_js = self.create_publisher(JointState, "joint_states", QOS)
         self.pub_imu = self.create_publisher(Imu, "imu", QOS)
@@ -60,8 +61,9 @@ class NaoqiBridgeNode(Node):
     # --- connecting (a thread of its own: a robot that does not answer must not block the executor) -----------------
     def _start_connecting(self) -> None:
         with self._lock:
-            if self._stop.is_set() or (self._connector is not None and self._connector.is_alive()):
+            if self._stop.is_set() or self._connecting:
                 return
+            self._connecting = True
             self._connector = threading.Thread(target=self._connect, name="naoqi-connect", daemon=True)
             self._connector.start()
 
@@ -72,9 +74,10 @@ class NaoqiBridgeNode(Node):
 
     def _connect(self) -> None:
         body = retry(self._open, self.backoff, self._stop, self._connect_failed, errors=(RuntimeError, OSError))
-        if body is None:
-            return
         with self._lock:
+            self._connecting = False
+            if body is None:
+                return
             if not self._stop.is_set():
                 self.body, body = body, None
         if body is not None:   # shut down while connecting: leave the robot as it was found
