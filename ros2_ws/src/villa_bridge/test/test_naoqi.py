@@ -99,6 +99,7 @@ def test_no_robot_at_the_address_bounded_retry_then_one_line_and_the_node_stays_
         os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=30)
         reader.join(timeout=5)
+        proc.stdout.close()
     text = "".join(lines)
     assert proc.returncode == 0 and "Traceback" not in text, text
     attempts = [ln for ln in lines if "retrying in" in ln]

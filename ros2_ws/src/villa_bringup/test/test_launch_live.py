@@ -91,6 +91,7 @@ class Launch:
                 self.proc.kill()
                 self.proc.wait()
             self._reader.join(timeout=5)
+            self.proc.stdout.close()
         return left
 
 

@@ -46,6 +46,7 @@ def test_motion_node_of_a_plain_build_finds_its_skills(plain_workspace, plain_en
             os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=30)
         reader.join(timeout=5)
+        proc.stdout.close()
     text = "".join(lines)
     assert "skills missing" not in text and proc.returncode == 0, text
     (started,) = [ln for ln in lines if "motion: robot type" in ln]

@@ -82,6 +82,7 @@ def test_player_on_a_nao_that_is_not_there_says_so_once_and_stays_up(tmp_path, r
             os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=30)
         reader.join(timeout=5)
+        proc.stdout.close()
     text = "".join(lines)
     assert alive, text                             # nothing for a supervisor to respawn
     assert "Traceback" not in text and proc.returncode == 0, text
