@@ -17,7 +17,7 @@ import numpy as np
 
 from villa_motion.params import load_skill_variables
 from villa_motion.skills import SkillPlayer, load_dir
-from villa_nao.params import config_path
+from villa_nao.params import config_path, share_path
 from villa_sim.inprocess import InProcessNao
 
 
@@ -25,7 +25,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=20)
     args = ap.parse_args()
-    skills = load_dir(config_path("villa_motion", "x").parent.parent / "skills")
+    skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
     rng = np.random.default_rng(0)
     for face_up in (True, False):

@@ -108,6 +108,11 @@ if [ -f "$BUILD_STAMP" ] && [ "$(cat "$BUILD_STAMP")" = "$SRC_HASH" ]; then
     exit 0
 fi
 rm -f "$BUILD_STAMP"
+# The Python packages' bin/ holds only what their build puts there (villa_bringup's `villa`; console scripts go to
+# lib/<package>, setup.cfg): clearing it drops scripts an older layout left there, which would collide with bin/villa.
+for setup_py in "$WS"/src/*/setup.py; do
+    rm -rf "$WS/install/$(basename "$(dirname "$setup_py")")/bin"
+done
 say "colcon build (ros2_ws)"
 if ! (cd "$WS" && colcon --log-base log build --symlink-install --event-handlers console_direct- \
         >"$LOGDIR/colcon.log" 2>&1); then

@@ -14,6 +14,7 @@ setup(
         ("share/" + package_name + "/config", glob("config/*.yaml")),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
         ("share/" + package_name + "/rviz", glob("rviz/*.rviz")),
+        ("bin", ["scripts/villa"]),   # `villa` on PATH; the console scripts live in lib/villa_bringup (setup.cfg)
     ],
     install_requires=["setuptools"],
     zip_safe=True,

@@ -2,6 +2,10 @@
 ALMotion, ALMemory, ALRobotPosture and DCM that record calls and serve sensor values (integration)."""
 
 import math
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -9,6 +13,7 @@ import pytest
 
 from villa_bridge import naoqi as N
 from villa_bridge.naoqi_doubles import serve
+from villa_sim.testing import free_ports
 
 pytestmark = pytest.mark.integration
 
@@ -65,9 +70,43 @@ def test_sensors_come_out_in_si_units(robot):
 
 def test_unreachable_address_fails_within_the_timeout():
     t0 = time.monotonic()
-    with pytest.raises(N.NaoqiError, match="cannot"):
+    with pytest.raises(N.NaoqiError, match="tcp://127.0.0.1:1"):
         N.connect("tcp://127.0.0.1:1", 1.0)
     assert time.monotonic() - t0 < 2.0
+
+
+def _wait(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not condition():
+        time.sleep(0.02)
+    return condition()
+
+
+def test_no_robot_at_the_address_bounded_retry_then_one_line_and_the_node_stays_up(ros_domain):
+    port = free_ports(1)[0]                      # nothing listens there
+    cmd = [sys.executable, "-m", "villa_bridge.naoqi_node", "--ros-args", "-r", "__ns:=/villa/p3",
+           "-p", "nao_ip:=127.0.0.1", "-p", f"port:={port}", "-p", "max_attempts:=3", "-p", "retry_initial:=0.1",
+           "-p", "retry_max:=0.2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        assert _wait(lambda: any("giving up" in ln for ln in lines) or proc.poll() is not None, 60), "".join(lines)
+        time.sleep(0.5)                          # nothing follows the give-up: no exit, no further attempt
+        assert proc.poll() is None, "".join(lines)
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+        reader.join(timeout=5)
+        proc.stdout.close()
+    text = "".join(lines)
+    assert proc.returncode == 0 and "Traceback" not in text, text
+    attempts = [ln for ln in lines if "retrying in" in ln]
+    assert len(attempts) == 2 and "attempt 1 of 3" in attempts[0] and "attempt 2 of 3" in attempts[1], text
+    (give_up,) = [ln for ln in lines if "giving up" in ln]
+    assert f"tcp://127.0.0.1:{port}" in give_up and "after 3 attempts" in give_up
+    assert "switched on" in give_up and "127.0.0.1 is its address" in give_up and "restart this player" in give_up
 
 
 def test_watchdog():
@@ -95,7 +134,7 @@ def test_node_publishes_watchdog_fires_and_reconnects(robot, ros_domain):
     try:
         node = NaoqiBridgeNode(namespace="/villa/p3", parameter_overrides=[
             Parameter("nao_ip", value=host), Parameter("port", value=int(port)), Parameter("unum", value=3),
-            Parameter("reconnect_s", value=0.5)])
+            Parameter("retry_initial", value=0.5)])
         probe = rclpy.create_node("probe", namespace="/villa/p3")
         got = {"js": [], "imu": [], "gs": []}
         probe.create_subscription(JointState, "joint_states", lambda m: got["js"].append(m), 5)
@@ -106,6 +145,7 @@ def test_node_publishes_watchdog_fires_and_reconnects(robot, ros_domain):
         ex.add_node(node)
         ex.add_node(probe)
         threading.Thread(target=ex.spin, daemon=True).start()
+        assert _wait(lambda: node.body is not None, 10)      # connecting runs in a thread of its own
         assert ("wakeUp",) in fakes["ALMotion"].calls
         t0 = time.monotonic()
         while time.monotonic() - t0 < 1.5:
@@ -138,12 +178,13 @@ def test_dropped_session_reconnects(ros_domain):
     rclpy.init()
     try:
         node = NaoqiBridgeNode(namespace="/villa/p4", parameter_overrides=[
-            Parameter("nao_ip", value=host), Parameter("port", value=int(port)), Parameter("reconnect_s", value=0.3),
+            Parameter("nao_ip", value=host), Parameter("port", value=int(port)), Parameter("retry_initial", value=0.3),
+            Parameter("retry_max", value=0.3), Parameter("max_attempts", value=0),   # a lost robot: keep trying
             Parameter("connect_timeout_s", value=0.5)])
         ex = SingleThreadedExecutor()
         ex.add_node(node)
         threading.Thread(target=ex.spin, daemon=True).start()
-        time.sleep(0.3)
+        assert _wait(lambda: node.body is not None, 10)
         first.close()                                            # the robot goes away
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and node.body is not None:

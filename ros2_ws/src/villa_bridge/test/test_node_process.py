@@ -1,12 +1,11 @@
-"""The bridge as its own process (console script): server not up -> one log line per retry; Ctrl-C -> clean exit."""
+"""The bridge as its own process (console script in lib/villa_bridge): server not up -> one log line per retry;
+Ctrl-C -> clean exit."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -17,8 +16,10 @@ pytestmark = pytest.mark.integration
 
 
 def test_retries_then_exits_cleanly_on_sigint(ros_domain, tmp_path):
-    exe = shutil.which("bridge") or os.path.join(os.path.dirname(sys.executable), "bridge")
-    cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "villa_bridge.node"]
+    from ament_index_python.packages import get_package_prefix
+
+    # the console script where `ros2 run villa_bridge bridge` finds it (not on PATH, where `bridge` is iproute2's)
+    cmd = [os.path.join(get_package_prefix("villa_bridge"), "lib", "villa_bridge", "bridge")]
     port = free_ports(1)[0]
     log = tmp_path / "bridge.log"
     with open(log, "w") as out:

@@ -11,7 +11,7 @@ import pytest
 
 from villa_bridge.framing import encode, recv_frame
 from villa_bridge.joint_io import command_to_targets
-from villa_bridge.session import BridgeSession, SessionConfig
+from villa_bridge.session import Backoff, BridgeSession, SessionConfig
 from villa_bridge.sexp import parse
 from villa_bridge.simspark import SimSparkBackend
 from villa_sim.testing import free_ports
@@ -117,6 +117,17 @@ def test_server_not_up_retries_with_one_line_per_attempt(caplog):
     lines = [r.getMessage() for r in caplog.records]
     assert sum("not reachable" in m for m in lines) == 2
     assert any("giving up after 3 attempts" in m for m in lines)
+
+
+def test_backoff_doubles_up_to_its_cap_and_bounds_the_attempts():
+    b = Backoff(0.5, 2.0, max_attempts=5)
+    assert [b.failed() for _ in range(5)] == [0.5, 1.0, 2.0, 2.0, None]    # the 5th failure gives up
+    b.reset()
+    assert b.attempt == 0 and b.failed() == 0.5
+    assert all(Backoff(0.1, 0.1).failed() == 0.1 for _ in range(100))     # 0 = keep trying
+    for bad in ((0.0, 1.0, 0), (2.0, 1.0, 0), (0.5, 1.0, -1)):
+        with pytest.raises(ValueError, match="retry_initial|max_attempts"):
+            Backoff(*bad)
 
 
 def test_late_motion_holds_targets_and_counts_late_cycles(server):

@@ -17,6 +17,8 @@ Every target is clamped to the physical Nao's limits (villa_nao.joints naoqi_min
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,20 +44,21 @@ class NaoqiError(RuntimeError):
     """The robot cannot be reached or refused a call; the message says what to check."""
 
 
-def connect(url: str, timeout: float):
-    """A connected qi.Session, or NaoqiError within `timeout` seconds. `url`: tcp://<ip>:9559, or tcps:// for TLS.
-    (User/password authentication of NAOqi 2.9 robots is not supported yet.)"""
+def connect(url: str, timeout: float, stop: threading.Event | None = None):
+    """A connected qi.Session, or NaoqiError (naming `url` and why) within `timeout` seconds or soon after `stop` is
+    set. `url`: tcp://<ip>:9559, or tcps:// for TLS. (User/password authentication of NAOqi 2.9 is not supported.)"""
     import qi
 
     session = qi.Session()
     fut = session.connect(url, _async=True)
-    fut.wait(int(timeout * 1000))
+    deadline = time.monotonic() + timeout
+    while not fut.isFinished() and time.monotonic() < deadline and not (stop is not None and stop.is_set()):
+        fut.wait(100)
     if not fut.isFinished():
         fut.cancel()
-        raise NaoqiError(f"cannot reach NAOqi at {url} within {timeout:.1f} s (is the robot on, on this network, "
-                         f"and is nao_ip right?)")
+        raise NaoqiError(f"no answer from NAOqi at {url} within {timeout:.1f} s")
     if fut.hasError():
-        raise NaoqiError(f"cannot connect to NAOqi at {url}: {fut.error()}")
+        raise NaoqiError(f"NAOqi at {url}: {fut.error()}")
     return session
 
 

@@ -2,8 +2,11 @@
 
 Publishes joint_states, imu, foot_contacts at `rate_hz` from one ALMemory read per tick, and game_state (the
 player is "confirmed" once the robot is connected); sends joint_targets to ALMotion.setAngles or the DCM. Wakes
-the robot up at start; a watchdog crouches it and lowers stiffness when targets stop for `watchdog_s`; rest on
-shutdown. A lost session is reconnected with one log line per attempt. Parameters: config/naoqi_bridge.yaml.
+the robot up once connected; a watchdog crouches it and lowers stiffness when targets stop for `watchdog_s`; rest on
+shutdown. Connecting (at start and after a lost session) runs in a thread of its own with the simulator bridge's
+bounded back-off (villa_bridge.session.retry): one line per failed attempt, and after `max_attempts` one line naming
+the address and what to check; the node then stays up without a body (no traceback, nothing for a supervisor to
+respawn), and the player's other nodes and the other players go on. Parameters: config/naoqi_bridge.yaml.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Imu, JointState
 
 from villa_bridge.naoqi import NaoqiBody, NaoqiError, Watchdog, connect
+from villa_bridge.session import Backoff, retry
 from villa_msgs.msg import FootContact, FootContacts, GameState, JointCommand
 from villa_nao.params import declare_from_yaml
 
@@ -32,31 +36,68 @@ class NaoqiBridgeNode(Node):
         if not p["nao_ip"]:
             raise ValueError("nao_ip is empty: set it to the robot's address (team configuration: nao_ip)")
         scheme = "tcps" if p["tls"] else "tcp"
-        self.url = f"{scheme}://{p['nao_ip']}:{int(p['port'])}"
+        self.nao_ip = str(p["nao_ip"])
+        self.url = f"{scheme}://{self.nao_ip}:{int(p['port'])}"
         self.timeout = float(p["connect_timeout_s"])
         self.mode, self.fraction = str(p["mode"]), float(p["fraction_max_speed"])
-        self.retry = float(p["reconnect_s"])
+        self.backoff = Backoff(float(p["retry_initial"]), float(p["retry_max"]), int(p["max_attempts"]))
         self.team, self.unum = str(p["team"]), int(p["unum"])
         self.watchdog = Watchdog(float(p["watchdog_s"]))
         self.body: NaoqiBody | None = None
+        self.gave_up = False
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._connector: threading.Thread | None = None
+        self._connecting = False       # a connector thread is trying (cleared with the body set, under the lock)
         self.reads = 0
         self.pub_js = self.create_publisher(JointState, "joint_states", QOS)
         self.pub_imu = self.create_publisher(Imu, "imu", QOS)
         self.pub_feet = self.create_publisher(FootContacts, "foot_contacts", QOS)
         self.pub_gs = self.create_publisher(GameState, "game_state", QOS)
         self.create_subscription(JointCommand, "joint_targets", self._on_targets, QOS)
-        self._connect()   # the first connection fails loudly (a wrong address is a configuration error)
         self.create_timer(1.0 / float(p["rate_hz"]), self._tick)
-        self._last_attempt = time.monotonic()
+        self._start_connecting()
+
+    # --- connecting (a thread of its own: a robot that does not answer must not block the executor) -----------------
+    def _start_connecting(self) -> None:
+        with self._lock:
+            if self._stop.is_set() or self._connecting:
+                return
+            self._connecting = True
+            self._connector = threading.Thread(target=self._connect, name="naoqi-connect", daemon=True)
+            self._connector.start()
+
+    def _open(self) -> NaoqiBody:
+        body = NaoqiBody(connect(self.url, self.timeout, self._stop), self.mode, self.fraction)
+        body.wake_up()
+        return body
 
     def _connect(self) -> None:
-        session = connect(self.url, self.timeout)
-        body = NaoqiBody(session, self.mode, self.fraction)
-        body.wake_up()
+        body = retry(self._open, self.backoff, self._stop, self._connect_failed, errors=(RuntimeError, OSError))
         with self._lock:
-            self.body = body
+            self._connecting = False
+            if body is None:
+                return
+            if not self._stop.is_set():
+                self.body, body = body, None
+        if body is not None:   # shut down while connecting: leave the robot as it was found
+            body.rest()
+            return
         self.get_logger().info(f"naoqi_bridge: connected to {self.url} ({self.mode}), robot awake")
+
+    def _connect_failed(self, e: Exception, attempt: int, delay: float | None) -> None:
+        if self._stop.is_set():
+            return
+        if delay is not None:
+            self.get_logger().warning(f"naoqi_bridge: attempt {attempt} of {self.backoff.max_attempts or 'unlimited'}:"
+                                      f" {e}; retrying in {delay:.1f} s")
+            return
+        self.gave_up = True
+        cause = str(e) if self.url in str(e) else f"{self.url}: {e}"
+        self.get_logger().error(
+            f"naoqi_bridge: giving up after {attempt} attempts: {cause} -- check that the robot is switched on and on "
+            f"this network, that {self.nao_ip} is its address (nao:= / nao_ip) and that NAOqi listens on port "
+            f"{self.url.rsplit(':', 1)[1]}; restart this player to try again")
 
     def _on_targets(self, msg: JointCommand) -> None:
         if len(msg.position) != len(msg.name):
@@ -78,20 +119,14 @@ class NaoqiBridgeNode(Node):
             if self.body is None:
                 return
             self.body = None
-        self.get_logger().error(f"naoqi_bridge: lost the robot at {self.url}: {e}; reconnecting every "
-                                f"{self.retry:.0f} s")
+        self.get_logger().error(f"naoqi_bridge: lost the robot at {self.url}: {e}; reconnecting")
+        self._start_connecting()
 
     def _tick(self) -> None:
         now = time.monotonic()
         with self._lock:
             body = self.body
         if body is None:
-            if now - self._last_attempt >= self.retry:
-                self._last_attempt = now
-                try:
-                    self._connect()
-                except NaoqiError as e:
-                    self.get_logger().warning(f"naoqi_bridge: reconnect failed: {e}")
             return
         try:
             r = body.read()
@@ -126,8 +161,12 @@ class NaoqiBridgeNode(Node):
         self.pub_gs.publish(gs)
 
     def destroy_node(self) -> None:
+        self._stop.set()
         with self._lock:
             body, self.body = self.body, None
+            connector = self._connector
+        if connector is not None:
+            connector.join(timeout=self.timeout + 1.0)   # connect() notices the stop within 0.1 s
         if body is not None:
             try:
                 body.rest()

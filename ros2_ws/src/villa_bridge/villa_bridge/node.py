@@ -23,7 +23,7 @@ from villa_bridge.effectors import SayError
 from villa_bridge.joint_io import CommandError, command_to_targets
 from villa_bridge.perception import Perception
 from villa_bridge.rcssservermj import RcssservermjBackend
-from villa_bridge.session import BridgeSession, SessionConfig
+from villa_bridge.session import Backoff, BridgeSession, SessionConfig
 from villa_bridge.simspark import SimSparkBackend
 from villa_msgs.msg import FootContacts, GameState, HeardMessage, JointCommand, VisionFrame
 from villa_nao.params import declare_from_yaml
@@ -53,8 +53,7 @@ def session_config(p: dict) -> SessionConfig:
                         discard_limit=int(p["discard_limit"]))
     if not 0 < cfg.port < 65536:
         raise ValueError(f"port must be 1..65535, got {cfg.port}")
-    if cfg.retry_initial <= 0 or cfg.retry_max < cfg.retry_initial:
-        raise ValueError("retry_initial must be > 0 and retry_max >= retry_initial")
+    Backoff(cfg.retry_initial, cfg.retry_max, cfg.max_attempts)   # ValueError for a bad back-off
     if not 0 <= cfg.target_deadline < 1:
         raise ValueError(f"target_deadline must be in [0, 1) s, got {cfg.target_deadline}")
     if not 0 < cfg.sync_watchdog <= 60:

@@ -23,7 +23,8 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from villa_bridge import effectors, framing
 from villa_bridge.backend import Backend
@@ -33,6 +34,58 @@ from villa_bridge.sexp import ParseError
 from villa_bridge.teamframe import beam_on_wire
 
 logger = logging.getLogger("villa_bridge.session")
+T = TypeVar("T")
+
+
+@dataclass
+class Backoff:
+    """Connection attempts with exponential back-off: wait `initial` s after the first failure, doubling up to
+    `maximum`; at most `max_attempts` attempts in all (0 = no limit). The simulator bridge's, and the NAOqi bridge's."""
+
+    initial: float
+    maximum: float
+    max_attempts: int = 0
+    attempt: int = field(default=0, init=False)        # failed attempts since the last success
+    delay: float = field(default=0.0, init=False)      # s to wait after the next failure
+
+    def __post_init__(self) -> None:
+        if self.initial <= 0 or self.maximum < self.initial:
+            raise ValueError("retry_initial must be > 0 and retry_max >= retry_initial")
+        if self.max_attempts < 0:
+            raise ValueError(f"max_attempts must be >= 0 (0 = keep trying), got {self.max_attempts}")
+        self.delay = self.initial
+
+    def failed(self) -> float | None:
+        """Count a failed attempt: the seconds to wait before the next one, or None when the attempts are used up."""
+        self.attempt += 1
+        if self.max_attempts and self.attempt >= self.max_attempts:
+            return None
+        delay, self.delay = self.delay, min(self.delay * 2, self.maximum)
+        return delay
+
+    def reset(self) -> None:
+        self.attempt, self.delay = 0, self.initial
+
+
+def retry(attempt: Callable[[], T], backoff: Backoff, stop: threading.Event,
+          on_failure: Callable[[Exception, int, float | None], None],
+          errors: tuple[type[Exception], ...] = (OSError,)) -> T | None:
+    """`attempt()` until it returns, waiting `backoff`'s delays between failures (raising one of `errors`); after each
+    failure ``on_failure(error, attempts so far, delay)`` with delay None when giving up. None when the attempts are
+    used up or `stop` is set; a success resets the back-off."""
+    while not stop.is_set():
+        try:
+            result = attempt()
+        except errors as e:
+            delay = backoff.failed()
+            on_failure(e, backoff.attempt, delay)
+            if delay is None:
+                return None
+            stop.wait(delay)
+            continue
+        backoff.reset()
+        return result
+    return None
 
 
 @dataclass
@@ -132,23 +185,13 @@ class BridgeSession:
 
     # --- the loop --------------------------------------------------------------------------------------
     def run(self) -> None:
-        attempt = 0
-        delay = self.config.retry_initial
+        backoff = Backoff(self.config.retry_initial, self.config.retry_max, self.config.max_attempts)
+        address = (self.config.host, self.config.port)
         while not self._stop.is_set():
-            attempt += 1
-            try:
-                sock = socket.create_connection((self.config.host, self.config.port), timeout=2.0)
-            except OSError as e:
-                if self.config.max_attempts and attempt >= self.config.max_attempts:
-                    self.log.error(f"bridge: cannot reach {self.backend.name} at {self.config.host}:"
-                                   f"{self.config.port} ({e}); giving up after {attempt} attempts")
-                    return
-                self.log.warning(f"bridge: {self.backend.name} at {self.config.host}:{self.config.port} not "
-                                 f"reachable ({e.strerror or e}); attempt {attempt}, retrying in {delay:.1f} s")
-                self._stop.wait(delay)
-                delay = min(delay * 2, self.config.retry_max)
-                continue
-            attempt, delay = 0, self.config.retry_initial
+            sock = retry(lambda: socket.create_connection(address, timeout=2.0), backoff, self._stop,
+                         self._connect_failed)
+            if sock is None:
+                return
             self.stats.connects += 1
             try:
                 self._serve(sock)
@@ -162,8 +205,16 @@ class BridgeSession:
                 self.unum = self.side = None
             if self._stop.is_set() or not self.config.reconnect:
                 break
-            self.log.info(f"bridge: reconnecting in {delay:.1f} s")
-            self._stop.wait(delay)
+            self.log.info(f"bridge: reconnecting in {backoff.delay:.1f} s")
+            self._stop.wait(backoff.delay)
+
+    def _connect_failed(self, e: Exception, attempt: int, delay: float | None) -> None:
+        where = f"{self.backend.name} at {self.config.host}:{self.config.port}"
+        if delay is None:
+            self.log.error(f"bridge: cannot reach {where} ({e}); giving up after {attempt} attempts")
+        else:
+            self.log.warning(f"bridge: {where} not reachable ({getattr(e, 'strerror', None) or e}); "
+                             f"attempt {attempt}, retrying in {delay:.1f} s")
 
     def _send(self, sock: socket.socket, msg: str) -> None:
         sock.sendall(framing.encode(msg))

@@ -6,8 +6,10 @@ without one).
     ros2 launch villa_bringup team.launch.py nao:=3@192.168.1.12              # player 3 is a physical Nao
 
 Per-player namespaces /<team>/p<unum>; parameters from each package's config/<node>.yaml plus the team
-configuration's overrides; players started `stagger` seconds apart; every process respawns when it dies.
-composition: player runs each player's nodes in one process (villa_bringup's `player`), node one process per node.
+configuration's overrides; players started `stagger` seconds apart; a process that dies is respawned, at most
+RESTART_LIMIT times (as `villa team` does), so a crash loop ends.
+composition: player runs each player's nodes in one process (villa_bringup's `player`; no `name=`: the process hosts
+five nodes, named by the team configuration), node one process per node.
 """
 
 from launch import LaunchDescription
@@ -15,6 +17,7 @@ from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction, Timer
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from villa_bringup.team import RESTART_LIMIT
 from villa_bringup.team_config import default_path, load, swap_to_nao
 
 
@@ -31,14 +34,14 @@ def _team(context, *args, **kwargs):
         specs = config.nodes(player)
         ns = player.namespace(config.team)
         if config.composition == "player":
-            nodes = [Node(package="villa_bringup", executable="player", name="player", namespace=ns,
+            nodes = [Node(package="villa_bringup", executable="player", namespace=ns,
                           arguments=["--config", config.source, "--unum", str(player.unum)]
                           + (["--nao", nao] if nao else []),
-                          respawn=respawn, respawn_delay=2.0, output="screen")]
+                          respawn=respawn, respawn_delay=2.0, respawn_max_retries=RESTART_LIMIT, output="screen")]
         else:
             nodes = [Node(package=s.kind.package, executable=s.kind.executable, name=s.name, namespace=s.namespace,
                           parameters=[str(s.params_file), {k: v for k, v in s.overrides.items() if v is not None}],
-                          respawn=respawn, respawn_delay=2.0, output="screen")
+                          respawn=respawn, respawn_delay=2.0, respawn_max_retries=RESTART_LIMIT, output="screen")
                      for s in specs]
         actions.append(TimerAction(period=i * config.stagger, actions=nodes))
     return actions

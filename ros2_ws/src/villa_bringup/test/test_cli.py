@@ -18,8 +18,36 @@ def test_unknown_subcommand_is_an_argparse_error():
 
 
 def test_doctor_check_functions_pass_here():
-    for check in (doctor.check_python(), doctor.check_rclpy(), doctor.check_interfaces(), doctor.check_shm()):
+    for check in (doctor.check_python(), doctor.check_rclpy(), doctor.check_interfaces(), doctor.check_install(),
+                  doctor.check_shm()):
         assert check.ok, check
+
+
+def test_doctor_reports_a_workspace_whose_executables_and_data_ros_cannot_find(tmp_path, monkeypatch):
+    # every villa package in the ament index, but laid out as before issue 17: console scripts in bin/, no skills
+    from ament_index_python.packages import get_packages_with_prefixes
+
+    prefix = tmp_path / "install"
+    index = prefix / "share" / "ament_index" / "resource_index" / "packages"
+    index.mkdir(parents=True)
+    for package in (p for p in get_packages_with_prefixes() if p.startswith("villa_")):
+        (index / package).touch()
+        (prefix / "share" / package / "config").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "player").write_text("#!/bin/sh\n")
+    (prefix / "bin" / "player").chmod(0o755)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(prefix))
+    c = doctor.check_install()
+    assert not c.ok and f"{prefix}/lib/villa_bridge/bridge" in c.detail and "more" in c.detail
+    assert "lib/<package>" in c.fix and "colcon build" in c.fix
+    (prefix / "share" / "villa_motion" / "config" / "motion.yaml").touch()
+    for exe in doctor._executables():   # the executables in place: what is left is the data
+        path = prefix / "lib" / exe[0] / exe[1]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+    c = doctor.check_install()
+    assert not c.ok and "lib/" not in c.detail and "share/villa_bridge/config/bridge.yaml" in c.detail
 
 
 def test_doctor_flags_bad_domain(monkeypatch):

@@ -1,5 +1,5 @@
-"""team.launch.py is a real launch_ros file (launch is not on PyPI, so it is checked statically here) and every
-package/executable the team configuration names is a console script some package declares."""
+"""team.launch.py is a real launch_ros file (checked here without launch; test_launch_live.py runs it with ROS 2's
+own tools) and every package/executable the team configuration names is a console script some package declares."""
 
 import ast
 import re
@@ -26,6 +26,8 @@ def test_launch_file_uses_launch_ros_and_declares_its_arguments():
     declared = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
                 and getattr(n.func, "id", "") == "DeclareLaunchArgument"}
     assert declared == {"team_config", "nao", "respawn"}
+    text = LAUNCH.read_text()
+    assert text.count("respawn_max_retries=RESTART_LIMIT") == 2            # both compositions: no endless respawn
 
 
 def test_every_node_kind_is_a_declared_console_script():
@@ -38,6 +40,26 @@ def test_every_node_kind_is_a_declared_console_script():
         assert path.exists(), path
         assert f"class {cls}(" in path.read_text()
     assert _console_scripts("villa_bringup")["player"] == "villa_bringup.player:main"
+
+
+def test_every_python_package_installs_its_executables_where_ros_looks():
+    # launch_ros and `ros2 run` find executables in <prefix>/lib/<package> only (the ROS 2 setup.cfg convention)
+    import configparser
+
+    packages = sorted(p.parent.name for p in SRC.glob("*/setup.py"))
+    assert len(packages) >= 9
+    for package in packages:
+        cfg = configparser.ConfigParser()
+        assert cfg.read(SRC / package / "setup.cfg"), f"{package} has no setup.cfg"
+        assert cfg.get("develop", "script_dir") == f"$base/lib/{package}", package      # --symlink-install
+        assert cfg.get("install", "install_scripts") == f"$base/lib/{package}", package  # plain colcon build
+
+
+def test_villa_command_stays_on_path():
+    text = (SRC / "villa_bringup" / "setup.py").read_text()
+    assert '("bin", ["scripts/villa"])' in text
+    wrapper = SRC / "villa_bringup" / "scripts" / "villa"
+    assert wrapper.stat().st_mode & 0o111 and "../lib/villa_bringup/villa" in wrapper.read_text()
 
 
 def test_launch_file_is_installed():

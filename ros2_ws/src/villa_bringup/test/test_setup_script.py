@@ -67,3 +67,12 @@ def test_failed_colcon_build_names_the_package_and_leaves_no_build_stamp(tmp_pat
     assert res.returncode == 1, res.stdout + res.stderr
     assert "colcon build failed for: broken_pkg" in res.stderr
     assert not (tmp_path / "ros2_ws" / "install" / ".villa-built").exists()
+
+
+def test_launch_kit_without_its_sources_says_so_in_one_line(tmp_path):
+    # what a fresh clone without ../shared/ros2_launch_kit gets: the launch tests skip with this line as the reason
+    res = subprocess.run(["bash", str(REPO / "scripts" / "launch_kit.sh")], capture_output=True, text=True,
+                         env={**os.environ, "VILLA_LAUNCH_KIT": str(tmp_path / "absent")}, timeout=60)
+    assert res.returncode == 3 and res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(tmp_path / "absent") in lines[0] and "VILLA_LAUNCH_KIT" in lines[0]

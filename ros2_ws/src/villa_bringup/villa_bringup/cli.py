@@ -18,7 +18,8 @@ import sys
 
 # name -> (module:callable taking the parsed args, one-line help, function adding its arguments)
 SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
-    "doctor": ("villa_bringup.doctor:main", "check Python, rclpy, DDS and the built interfaces", None),
+    "doctor": ("villa_bringup.doctor:main", "check Python, rclpy, DDS, the built interfaces and where ROS finds "
+               "the executables and data", None),
     "sim": ("villa_sim.cli:main", "start the embedded simulator (rcssservermj, Nao, SimSpark field)",
             "villa_sim.cli:add_arguments"),
     "team": ("villa_bringup.team:main", "run a team configuration without a ROS distro (restarts, logs)",

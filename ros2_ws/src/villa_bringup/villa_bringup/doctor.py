@@ -9,6 +9,7 @@ import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 SUPPORTED_PYTHON = ((3, 11), (3, 12))
 SETUP_FIX = "run `make setup` in the villa checkout, then `source scripts/env.sh`"
@@ -20,6 +21,18 @@ VILLA_MSGS = (
     "MotionStatus", "FallState", "Observation", "Observations", "TrackedObject", "WorldModel",
     "RoleSlot", "RoleAssignment",
 )
+
+# Package data the nodes, `villa` and the launch file read from share/<package> (through the ament index,
+# villa_nao.params.share_path), besides every node's config/<node>.yaml; a pattern must match at least one file.
+PACKAGE_DATA = (
+    ("villa_bringup", "config/team.yaml"), ("villa_bringup", "launch/team.launch.py"),
+    ("villa_bringup", "rviz/villa.rviz"), ("villa_motion", "skills/*.skl"), ("villa_motion", "kicks/*.kick"),
+    ("villa_motion", "config/walk_params.yaml"), ("villa_motion", "config/skill_params.yaml"),
+    ("villa_motion", "config/kick_params.yaml"), ("villa_nao", "config/pd_gains.yaml"),
+    ("villa_nao", "models/nao.urdf"), ("villa_nao", "models/nao.xml"), ("villa_optimize", "config/walk_space.yaml"),
+)
+INSTALL_FIX = ("rebuild the workspace (`make setup`, or `colcon build` in ros2_ws and source install/setup.bash); "
+               "executables belong in lib/<package> (each package's setup.cfg), data in share/<package> (setup.py)")
 
 
 @dataclass
@@ -86,6 +99,57 @@ def check_interfaces() -> Check:
     return Check("interfaces", True, f"villa_msgs: {len(VILLA_MSGS)} interfaces import")
 
 
+def _executables() -> set[tuple[str, str]]:
+    """(package, executable): what the team configuration starts, and every console script a villa package declares."""
+    import importlib.metadata
+
+    from villa_bringup.team_config import NODE_KINDS
+
+    found = {(k.package, k.executable) for k in NODE_KINDS.values()} | {("villa_bringup", "player")}
+    for dist in importlib.metadata.distributions():
+        name = (dist.metadata["Name"] or "").replace("-", "_")
+        if name.startswith("villa_"):
+            found |= {(name, ep.name) for ep in dist.entry_points if ep.group == "console_scripts"}
+    return found
+
+
+def check_install() -> Check:
+    """Can ROS find the executables (<prefix>/lib/<package>/, where launch_ros and `ros2 run` look) and the package
+    data (share/<package>/ through the ament index) of this workspace?"""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+
+        from villa_bringup.team_config import NODE_KINDS
+        from villa_nao.params import PackageDataError, share_path
+
+        executables = _executables()
+    except Exception as e:  # a workspace that does not import is the finding
+        return Check("install", False, f"the workspace does not import: {e}", SETUP_FIX)
+    missing: list[str] = []
+    for package, exe in sorted(executables):
+        try:
+            path = Path(get_package_prefix(package)) / "lib" / package / exe
+        except PackageNotFoundError:
+            missing.append(f"{package} (not in the ament index)")
+            continue
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            missing.append(str(path))
+    data = set(PACKAGE_DATA) | {(k.package, f"config/{k.name}.yaml") for k in NODE_KINDS.values()}
+    for package, pattern in sorted(data):
+        folder, _, name = pattern.rpartition("/")
+        try:
+            if not any(share_path(package, folder).glob(name)):
+                missing.append(str(share_path(package, folder) / name))
+        except PackageDataError as e:
+            missing.append(str(e).split(" -- ")[0])
+    if missing:
+        shown = "; ".join(dict.fromkeys(missing[:4]))
+        more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        return Check("install", False, f"ROS cannot find {shown}{more}", INSTALL_FIX)
+    return Check("install", True, f"{len(executables)} executables in lib/<package>, {len(data)} package data "
+                                  f"entries in share/<package> (villa_bringup: {get_package_prefix('villa_bringup')})")
+
+
 def check_shm() -> Check:
     path = "/dev/shm"
     if not os.path.isdir(path) or not os.access(path, os.W_OK):
@@ -130,7 +194,7 @@ def check_dds_round_trip(timeout: float = 20.0) -> Check:
 
 
 def run_checks() -> list[Check]:
-    checks = [check_python(), check_rclpy(), check_domain(), check_interfaces(), check_shm()]
+    checks = [check_python(), check_rclpy(), check_domain(), check_interfaces(), check_install(), check_shm()]
     if all(c.ok for c in checks if c.name in ("rclpy", "interfaces")):
         checks.append(check_dds_round_trip())
     else:

@@ -29,6 +29,27 @@ def node_kwargs(spec: NodeSpec, ros_args: list[str] | None = None) -> dict[str, 
             "use_global_arguments": False}
 
 
+def split_node_name_remaps(ros_args: list[str]) -> tuple[list[str], list[str]]:
+    """(ROS arguments without the global node-name remaps, the remaps taken out).
+
+    `-r __node:=<name>` (or `__name:=`) renames every node it reaches; this process runs several nodes, each named by
+    the team configuration, so it would give them all one name. Remaps aimed at one node (`-r motion:__node:=...`)
+    stay."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    i = 0
+    while i < len(ros_args):
+        arg = ros_args[i]
+        rule = ros_args[i + 1] if arg in ("-r", "--remap") and i + 1 < len(ros_args) else ""
+        if rule.startswith(("__node:=", "__name:=")):
+            dropped.append(f"{arg} {rule}")
+            i += 2
+            continue
+        kept.append(arg)
+        i += 1
+    return kept, dropped
+
+
 def create_node(spec: NodeSpec, ros_args: list[str] | None = None):
     module, cls = spec.kind.cls.split(":")
     return getattr(importlib.import_module(module), cls)(**node_kwargs(spec, ros_args))
@@ -63,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"({', '.join(s.name for s in specs)})", file=sys.stderr)
             return 2
         specs = [s for s in specs if s.name in wanted]
+    if len(specs) > 1:
+        ros_args, dropped = split_node_name_remaps(ros_args)
+        if dropped:
+            print(f"player {config.team} #{player.unum}: ignoring {', '.join(dropped)}: this process runs "
+                  f"{', '.join(s.name for s in specs)}, each under its own name", file=sys.stderr)
 
     import rclpy
     from rclpy.executors import ExternalShutdownException

@@ -7,7 +7,7 @@ import pytest
 from villa_motion import head as H
 from villa_motion.params import load_skill_variables
 from villa_motion.skills import SkillError, SkillPlayer, load_dir, parse
-from villa_nao.params import config_path
+from villa_nao.params import config_path, share_path
 
 GOOD = """SKILL DIVE_RIGHT
 # comment
@@ -69,7 +69,7 @@ def test_missing_variables_and_runtime_errors():
 
 
 def test_shipped_skills_parse_and_have_their_variables():
-    skills = load_dir(config_path("villa_motion", "x").parent.parent / "skills")
+    skills = load_dir(share_path("villa_motion", "skills"))
     assert {"stand", "getup_front", "getup_back", "fall_arms_out", "dive_center", "dive_left", "dive_right",
             "lunge_left", "lunge_right"} <= set(skills)
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))

@@ -7,7 +7,7 @@ import pytest
 from villa_motion.params import load_parameter_sets, load_skill_variables
 from villa_motion.skills import SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine
-from villa_nao.params import config_path
+from villa_nao.params import config_path, share_path
 from villa_sim.inprocess import InProcessNao
 
 pytestmark = pytest.mark.integration
@@ -41,7 +41,7 @@ def test_walks_2_m_forward_without_falling():
 
 
 def test_gets_up_from_the_back():
-    skills = load_dir(config_path("villa_motion", "x").parent.parent / "skills")
+    skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
     nao = InProcessNao(seed=3)
     nao.lay(face_up=True)

@@ -57,7 +57,7 @@ from transforms3d.euler import euler2mat
 
 from villa_nao import field as F
 from villa_nao import kinematics as K
-from villa_nao.params import read_yaml
+from villa_nao.params import config_path, read_yaml, share_path
 
 LEFT = ("LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll")
 RIGHT = ("RHipYawPitch", "RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll")
@@ -232,18 +232,13 @@ def load_kick_set(set_name: str = "tuned", kicks_dir: str | Path | None = None,
     if not set_name:
         return kicks
     if params_path is None:
-        params_path = default_kicks_dir().parent / "config" / "kick_params.yaml"
+        params_path = config_path("villa_motion", "kick_params.yaml")
     return apply_parameter_set(kicks, load_kick_parameters(params_path, set_name))
 
 
 def default_kicks_dir() -> Path:
-    """``kicks/`` next to the package (the source tree under a symlink install), else the installed share."""
-    here = Path(__file__).resolve().parent.parent / "kicks"
-    if here.is_dir():
-        return here
-    from ament_index_python.packages import get_package_share_directory
-
-    return Path(get_package_share_directory("villa_motion")) / "kicks"
+    """The installed ``share/villa_motion/kicks`` (through the ament index, villa_nao.params.share_path)."""
+    return share_path("villa_motion", "kicks")
 
 
 # --- parameters for the optimizer (§13.2) ------------------------------------------------------------------------

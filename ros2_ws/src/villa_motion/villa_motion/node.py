@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import sys
 import threading
-from pathlib import Path
 
 import rclpy
 from geometry_msgs.msg import Quaternion
@@ -33,7 +32,7 @@ from villa_motion.skills import SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine
 from villa_msgs.msg import FallState, HeadCommand, JointCommand, MotionRequest, MotionStatus, WalkCommand
 from villa_nao import field as F
-from villa_nao.params import config_path, declare_from_yaml
+from villa_nao.params import config_path, declare_from_yaml, share_path
 
 QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 GETUP = {FallState.FALLEN_FRONT: "getup_front", FallState.FALLEN_BACK: "getup_back",
@@ -52,7 +51,7 @@ class MotionNode(Node):
         sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
         sets = load_parameter_sets(sets_file)
         self.walk = WalkEngine(sets, str(p["walk_parameter_set"]) or None, self.robot_type)
-        skills_dir = str(p["skills_dir"]) or str(Path(config_path("villa_motion", "x")).parent.parent / "skills")
+        skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
         self.skills = load_dir(skills_dir)
         missing = {"stand", *GETUP.values()} - set(self.skills)
         if missing:

@@ -2,7 +2,15 @@
 
 import pytest
 
-from villa_nao.params import ParameterFileError, declare_from_yaml, flatten, load_parameters
+from villa_nao.params import (
+    PackageDataError,
+    ParameterFileError,
+    config_path,
+    declare_from_yaml,
+    flatten,
+    load_parameters,
+    share_path,
+)
 
 
 def test_flatten_nested_names():
@@ -43,3 +51,18 @@ def test_declare_uses_file_defaults_and_keeps_overrides(tmp_path, monkeypatch):
             return FakeParam(self.overrides.get(name, default))
 
     assert declare_from_yaml(Node(), "villa_motion", "motion.yaml") == {"cycle": 0.02, "head.kp": 99.0}
+
+
+def test_package_data_comes_from_the_ament_index_and_never_the_source_tree(tmp_path, monkeypatch):
+    # an install that has villa_motion's skills but not its kicks, and no villa_nao at all
+    prefix = tmp_path / "install"
+    marker = prefix / "share" / "ament_index" / "resource_index" / "packages" / "villa_motion"
+    marker.parent.mkdir(parents=True)
+    marker.touch()
+    (prefix / "share" / "villa_motion" / "skills").mkdir(parents=True)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(prefix))
+    assert share_path("villa_motion", "skills") == prefix / "share" / "villa_motion" / "skills"
+    with pytest.raises(PackageDataError, match=r"share/villa_motion/kicks is not installed -- rebuild"):
+        share_path("villa_motion", "kicks")               # the source tree has kicks/: it must not be used
+    with pytest.raises(PackageDataError, match="villa_nao is not in the ament index .* source its install/setup"):
+        config_path("villa_nao", "pd_gains.yaml")

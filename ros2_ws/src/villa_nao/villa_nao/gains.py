@@ -18,18 +18,14 @@ from pathlib import Path
 import yaml
 
 from villa_nao.joints import BY_NAME, JOINTS, TOE_JOINTS
+from villa_nao.params import config_path
 
 CHAINS = ("head", "larm", "rarm", "lleg", "rleg")
 
 
 def default_path() -> Path:
-    """config/pd_gains.yaml: the source tree's (also what a symlink install points at), else the installed share."""
-    here = Path(__file__).resolve().parent.parent / "config" / "pd_gains.yaml"
-    if here.is_file():
-        return here
-    from ament_index_python.packages import get_package_share_directory
-
-    return Path(get_package_share_directory("villa_nao")) / "config" / "pd_gains.yaml"
+    """The installed config/pd_gains.yaml (through the ament index, villa_nao.params.config_path)."""
+    return config_path("villa_nao", "pd_gains.yaml")
 
 
 def parse_pd_gains(table: dict) -> dict[str, tuple[float, float]]:

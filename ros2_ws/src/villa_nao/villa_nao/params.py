@@ -27,21 +27,33 @@ class ParameterFileError(ValueError):
     """A parameter file that is missing, not YAML, or not in ROS 2's parameter-file form."""
 
 
-def config_path(package: str, filename: str) -> Path:
-    """The installed `share/<package>/config/<filename>`, or the source tree's when not installed."""
-    try:
-        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+class PackageDataError(ValueError):
+    """Package data the install lacks (or a package the ament index does not know); the message says how to fix it."""
 
-        try:
-            path = Path(get_package_share_directory(package)) / "config" / filename
-            if path.exists():
-                return path
-        except PackageNotFoundError:
-            pass
-    except ImportError:  # pragma: no cover - ament_index_python is always in the environment
-        pass
-    # Source tree: ros2_ws/src/<package>/config/<filename>, beside this package.
-    return Path(__file__).resolve().parents[2] / package / "config" / filename
+
+def share_path(package: str, *parts: str) -> Path:
+    """`share/<package>/<parts>` of the install the environment sources, found through the ament index.
+
+    The same in every install (colcon build with or without --symlink-install, a ROS distro user's workspace); there
+    is no source-tree fallback, so a file setup.py does not install is an error here, not a silent read of a checkout.
+    """
+    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+
+    try:
+        share = Path(get_package_share_directory(package))
+    except PackageNotFoundError:
+        raise PackageDataError(f"{package} is not in the ament index (AMENT_PREFIX_PATH) -- build the workspace and "
+                               f"source its install/setup.bash (villa: make setup; source scripts/env.sh)") from None
+    path = share.joinpath(*parts)
+    if not path.exists():
+        raise PackageDataError(f"{path} is not installed -- rebuild the workspace (make setup, or colcon build) "
+                               f"after checking that {package}'s setup.py installs it")
+    return path
+
+
+def config_path(package: str, filename: str) -> Path:
+    """The installed `share/<package>/config/<filename>` (share_path)."""
+    return share_path(package, "config", filename)
 
 
 def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
