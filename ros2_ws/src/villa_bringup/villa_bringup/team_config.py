@@ -124,8 +124,11 @@ class TeamConfig:
         for name in ABOVE_BRIDGE:
             kind = NODE_KINDS[name]
             overrides: dict[str, Any] = {"robot_type": player.robot_type} if name in ("motion", "perception") else {}
+            if name == "motion":
+                overrides["simulator"] = player.backend          # the per-simulator motion data (docs/motion.md)
             if name == "strategy":
-                overrides = {**common, "variant": self.variant, "team_size": len(self.players)}
+                overrides = {**common, "variant": self.variant, "team_size": len(self.players),
+                             "simulator": player.backend}
             specs.append(NodeSpec(kind, ns, _params_file(kind), {**overrides, **player.params.get(name, {})}))
         return specs
 

@@ -49,18 +49,19 @@ class MotionNode(Node):
         p = declare_from_yaml(self, "villa_motion", "motion.yaml")
         self.robot_type = int(p["robot_type"])
         sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
-        sets = load_parameter_sets(sets_file)
+        simulator = str(p["simulator"]) or None
+        sets = load_parameter_sets(sets_file, simulator)
         self.walk = WalkEngine(sets, str(p["walk_parameter_set"]) or None, self.robot_type)
         skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
         self.skills = load_dir(skills_dir)
         missing = {"stand", *GETUP.values()} - set(self.skills)
         if missing:
             raise ValueError(f"skills missing from {skills_dir}: {', '.join(sorted(missing))}")
-        self.skill_vars = load_skill_variables(str(p["skill_params"]) or str(config_path("villa_motion",
-                                                                                        "skill_params.yaml")))
+        skill_params = str(p["skill_params"]) or config_path("villa_motion", "skill_params.yaml")
+        self.skill_vars = load_skill_variables(skill_params, simulator)
         self.auto_getup = bool(p["auto_getup"])
         self.kicks = KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
-                                      str(p["kick_params"]) or None)
+                                      str(p["kick_params"]) or None, simulator)
         self.kicker: KK.KickEngine | None = None
         self.pending_kick: tuple[KK.KickDef, tuple[float, float], list[float]] | None = None
         self.head = H.HeadController()

@@ -47,7 +47,7 @@ class StrategyNode(Node):
                                      goalie_unum=int(p["goalie_unum"]), team_key=str(p["team_key"]),
                                      max_x_speed=float(p["max_x_speed"]), max_y_speed=float(p["max_y_speed"]),
                                      hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
-                                     kick_parameter_set=str(p["kick_parameter_set"]))
+                                     kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p["simulator"]))
         self.player = TeamPlayer(self.unum, self.params)
         self.beam_period = float(p["beam_period"])
         self.world: WorldModel | None = None
