@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds (in-process villa
-simulation, vision noise irrelevant here: the course steers on the server's ground-truth pose).
+"""Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds, on villa sim (in
+process by default) or the real SimSpark (vision irrelevant here: the course is open loop, the ground truth scores).
 
-    source scripts/env.sh && python bench/motion_course.py [--robot-type 0] [--runs 3] [--params FILE --set NAME]
+    source scripts/env.sh && python bench/motion_course.py [--world inprocess|sim|simspark] [--robot-type 0]
+                                                           [--runs 3] [--params FILE --set NAME]
 
 --params/--set evaluate another walk parameter set (e.g. one written by `villa optimize walk`); default: villa_motion's
 config/walk_params.yaml, set goToTarget.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,7 +26,7 @@ from villa_motion.params import load_parameter_sets
 from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path
 from villa_optimize.tasks import start_jitter
-from villa_sim.inprocess import InProcessNao
+from villa_optimize.worlds import make_world
 
 COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = stop)
     ("long forward", 6.0, lambda t: (1, 0, 0)),
@@ -62,71 +64,94 @@ def start_pose(x: float, seed: int) -> tuple[float, float, float]:
     return x + dx, dy, dth
 
 
-def run_forward(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[float | None, bool]:
-    """10 m straight forward at full speed: (mean speed m/s or None, fell)."""
-    x, y, th = start_pose(-10.0, seed)
-    nao = InProcessNao(x=x, y=y, theta=th, robot_type=rt, seed=seed, vision_noise=True)
-    w = walk_engine(rt, sets, name)
-    for _ in range(25):
-        o = w.update(0.02, nao.joint_angles())
-        nao.command(o.joints)
-        nao.step()
-    start = nao.torso_pose()[0]
-    w.command_normalized(1.0, 0.0, 0.0)
-    t = 0.0
-    while t < 60.0:
-        o = w.update(0.02, nao.joint_angles())
-        nao.command(o.joints)
-        nao.step()
-        t += 0.02
-        p, _, up = nao.torso_pose()
-        if up < 0.5:
-            return None, True
-        if math.hypot(*(p[:2] - start[:2])) >= 10.0:
-            return 10.0 / t, False
-    return None, False
+@dataclass(frozen=True)
+class Start:
+    """A world task: where the robot starts (villa_optimize.worlds)."""
+
+    start: tuple[float, float, float]
+    seconds: float
+    ball = None
+    lying = None
+
+    def placement(self) -> tuple[float, float, float]:
+        return self.start
+
+    def duration(self) -> float:
+        return self.seconds
 
 
-def run_course(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[int, str | None]:
-    """The 48 s course of COURSE: (falls, the segment of the fall); the course ends at the first fall."""
-    x, y, th = start_pose(-8.0, seed)
-    nao = InProcessNao(x=x, y=y, theta=th, robot_type=rt, seed=seed)
-    w = walk_engine(rt, sets, name)
-    falls, down = 0, False
-    for seg, secs, cmd in COURSE:
-        t = 0.0
-        while t < secs:
-            c = cmd(t) if cmd is not None else None
+class Walk:
+    """Stand 0.5 s, then follow `segments` [(name, seconds, command(t) or None)] with the walk engine (the course),
+    or with `distance` walk (1, 0, 0) until the torso is that far from where it started. Ends at the first fall."""
+
+    def __init__(self, start, engine: WalkEngine, segments=None, distance: float | None = None) -> None:
+        self.segments = segments or [("forward", 60.0, lambda t: (1, 0, 0))]
+        self.distance = distance
+        self.task = Start(start, 0.5 + sum(s for _, s, _ in self.segments))
+        self.w = engine
+        self.t0: float | None = None
+        self.t_last = 0.0
+        self.origin = None
+        self.done = False
+        self.fell_in: str | None = None
+        self.speed: float | None = None
+
+    def step(self, o) -> dict[str, float]:
+        if self.t0 is None:
+            self.t0 = o.t
+        self.t_last = o.t
+        t = o.t - self.t0 - 0.5
+        if o.upright < 0.5 and not self.done:
+            self.fell_in, self.done = self._segment(t)[0] if t >= 0 else "stand", True
+        if t < 0 or self.done:
+            self.w.command_stand()
+        else:
+            if self.origin is None:
+                self.origin = (o.x, o.y, t)
+            name, local, cmd = self._segment(t)
+            c = cmd(local) if cmd is not None else None
             if c is None:
-                w.command_stand()
+                self.w.command_stand()
             else:
-                w.command_normalized(*c)
-            o = w.update(0.02, nao.joint_angles())
-            nao.command(o.joints)
-            nao.step()
-            t += 0.02
-            up = nao.torso_pose()[2]
-            if up < 0.5 and not down:
-                falls += 1
-            down = up < 0.5
-            if down:  # a fallen robot cannot continue the course
-                return falls, seg
-    return falls, None
+                self.w.command_normalized(*c)
+            if self.distance is not None and math.hypot(o.x - self.origin[0], o.y - self.origin[1]) >= self.distance:
+                self.speed, self.done = self.distance / (t - self.origin[2]), True
+            elif t >= sum(s for _, s, _ in self.segments):
+                self.done = True
+        return self.w.update(0.02, o.joints).joints
+
+    def _segment(self, t: float):
+        for name, secs, cmd in self.segments:
+            if t < secs:
+                return name, t, cmd
+            t -= secs
+        return self.segments[-1][0], t, None
+
+    def timed_out(self) -> bool:
+        return self.t0 is not None and self.t_last - self.t0 > self.task.duration() + 2.0
+
+    def result(self):
+        return self
 
 
-def measure(rt: int, runs: int, sets=None, name: str | None = None) -> dict:
-    """Both walks `runs` times (run i from start_pose(.., i)): mean 10 m speed of the completed ones, their count,
-    forward falls, falls per course and the segments fallen in; ok = every run completed without a fall."""
+def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str = "inprocess") -> dict:
+    """The 10 m forward walk and the course `runs` times each (run i from start_pose(.., i)) in `world`: mean 10 m
+    speed of the completed walks, their count, forward falls, falls per course and the segments fallen in; ok = every
+    run completed without a fall."""
     speeds, fwd_falls, course_falls, where = [], 0, [], []
-    for seed in range(runs):
-        v, fell = run_forward(rt, seed, sets, name)
-        fwd_falls += fell
-        if v is not None:
-            speeds.append(v)
-        falls, seg = run_course(rt, seed, sets, name)
-        course_falls.append(falls)
-        if seg:
-            where.append(seg)
+    w = make_world(world, rt)
+    try:
+        for seed in range(runs):
+            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name), distance=10.0))
+            fwd_falls += r.fell_in is not None
+            if r.speed is not None:
+                speeds.append(r.speed)
+            c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name), segments=COURSE))
+            course_falls.append(int(c.fell_in is not None))
+            if c.fell_in:
+                where.append(c.fell_in)
+    finally:
+        w.close()
     return {"speed": float(np.mean(speeds)) if speeds else float("nan"), "completed": len(speeds),
             "forward_falls": fwd_falls, "course_falls": course_falls, "where": where,
             "ok": len(speeds) == runs and fwd_falls == 0 and not any(course_falls)}
@@ -134,6 +159,8 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world", choices=("inprocess", "sim", "simspark"), default="inprocess",
+                    help="villa sim in process (default), over its socket, or the real SimSpark")
     ap.add_argument("--robot-type", type=int, default=0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
@@ -144,8 +171,9 @@ def main() -> None:
         walk_engine(args.robot_type)
     except ValueError as e:
         ap.error(str(e))
-    m = measure(args.robot_type, args.runs)
-    print(f"robot type {args.robot_type}, {args.runs} runs, set {args.set} of {args.params or 'walk_params.yaml'}")
+    m = measure(args.robot_type, args.runs, world=args.world)
+    print(f"{args.world}: robot type {args.robot_type}, {args.runs} runs, set {args.set} of "
+          f"{args.params or 'walk_params.yaml'}")
     print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
           f"{m['forward_falls']} falls)")
     print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "

@@ -130,3 +130,15 @@ def test_standing_kick_episode_kicks_in_process():
         world.close()
     assert r.started and r.distance > 0.1 and r.score == pytest.approx(r.along) and abs(r.along) <= r.distance
     assert not far.started and far.score == -1.0 and far.reason                 # out of reach: refused
+
+
+def test_goal_front_succeeds_when_the_accelerometer_says_prone():
+    skill = load_dir(SKILLS)["stand"]
+    for acc_x, ok in ((-9.6, True), (9.6, False), (0.0, False)):
+        ep = GetupEpisode(GetupTrial("back", (0.0, 0.0, 0.0)), skill, {}, goal="front")
+        t = 0.0
+        while not ep.done:
+            ep.step(Observation(t, 0.0, 0.0, 0.0, 0.0, {}, z=0.06, acc=(acc_x, 0.0, 1.0)))
+            t += 0.02
+        a = ep.result()
+        assert a.success == ok and (a.score > 10) == ok, acc_x

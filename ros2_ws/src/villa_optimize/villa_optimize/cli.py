@@ -85,6 +85,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the skill (default getup_back)")
     _common(g)
     g.add_argument("--trials", type=_int_at_least(1), default=3, help="falls per candidate, averaged (default 3)")
+    g.add_argument("--goal", choices=("stand", "front"), default="stand",
+                   help="stand (default), or front: the skill rolls the robot onto its front, where getup_front "
+                        "takes over (§8)")
     g.add_argument("--skills-dir", type=Path, default=None, help="skill files (default villa_motion's skills/)")
     g.add_argument("--start-params", type=Path, default=None,
                    help="learned $variables to start from (default villa_motion's config/skill_params.yaml)")
@@ -126,7 +129,8 @@ def _getup_objective(args):
     return GetupObjective(skill_name=args.skill, skills_dir=skills,
                           variables_file=args.start_params or config_path("villa_motion", "skill_params.yaml"),
                           params_out=args.params_out or args.out / "skill_params.yaml", space_file=args.space,
-                          backend=args.backend, robot_type=args.robot_type, trials=args.trials, seed=args.seed)
+                          backend=args.backend, robot_type=args.robot_type, trials=args.trials, seed=args.seed,
+                          goal=args.goal)
 
 
 def main(args: argparse.Namespace | None = None) -> int:

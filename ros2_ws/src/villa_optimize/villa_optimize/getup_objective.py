@@ -10,6 +10,10 @@ far it came (1.5 x the most upright the torso got, 1.5 x the highest it rose as 
 upright it ended, and 2 x the seconds, up to 1, it stood upright at standing height), so CMA-ES has a slope to climb
 before the first success: sitting up, then standing for a moment. The evaluation's fitness is the mean over trials.
 
+With goal "front" a trial succeeds instead when the robot lies on its front 1 s after the skill (the accelerometer's x
+below -0.8 g: "up" along the torso's -x): a back get-up that rolls the robot over, after which §8's chain runs getup_front (the motion node picks
+the skill the accelerometer asks for). A failure then scores 2 x how far over it got at best and 2 x at the end.
+
 Bounds: an angle variable's range is the stops of the joint it sets (degrees, as in the skill file; the right-side
 joint of a mirrored pair gives the same range); a wait's is 0.04 to 1.5 s (villa_optimize's config/getup_space.yaml
 can narrow or widen any of them).
@@ -36,6 +40,8 @@ STAND_HEIGHT = 0.3           # m, torso height of a robot that stands (0.34-0.44
 CHECK_AFTER = 1.0            # s after the skill ended
 WAIT_BOUNDS = (0.04, 1.5)    # s
 SKILLS = {"getup_back": "back", "getup_front": "front"}
+GOALS = ("stand", "front")
+PRONE = 0.8                  # -accelerometer x / g above which a robot lies on its front (§8's fall detection)
 
 
 def variable_bounds(skill: Skill) -> dict[str, tuple[float, float]]:
@@ -88,18 +94,23 @@ class GetupAttempt:
     most_upright: float = 0.0     # the highest the torso's up-axis z got during the trial
     lies_on: str | None = None    # after a failure, the side the accelerometer says the robot lies on (§8)
     stood: float = 0.0            # s the torso was upright at standing height during the trial
+    goal: str = "stand"
+    over: tuple[float, float] = (0.0, 0.0)   # goal "front": how far over (-acc x / g) at best and at the end
 
     @property
     def score(self) -> float:
         if self.success:
             return 20.0 - self.time
+        if self.goal == "front":
+            return 2.0 * max(0.0, self.over[0]) + 2.0 * max(0.0, self.over[1])
         return (1.5 * max(0.0, self.most_upright) + 1.5 * min(1.0, self.height / STAND_HEIGHT)
                 + max(0.0, self.upright) + 2.0 * min(1.0, self.stood))
 
     def summary(self) -> dict:
-        return {"success": self.success, "time": round(self.time, 3), "height": round(self.height, 3),
-                "upright": round(self.upright, 3), "most_upright": round(self.most_upright, 3),
-                "stood": round(self.stood, 2), "score": round(self.score, 3)}
+        return {"success": bool(self.success), "time": round(float(self.time), 3),
+                "height": round(float(self.height), 3),
+                "upright": round(float(self.upright), 3), "most_upright": round(float(self.most_upright), 3),
+                "stood": round(float(self.stood), 2), "score": round(float(self.score), 3)}
 
 
 class GetupEpisode:
@@ -107,9 +118,12 @@ class GetupEpisode:
 
     CYCLE = 0.02
 
-    def __init__(self, trial: GetupTrial, skill: Skill, variables: dict[str, float]) -> None:
+    def __init__(self, trial: GetupTrial, skill: Skill, variables: dict[str, float], goal: str = "stand") -> None:
+        if goal not in GOALS:
+            raise ValueError(f"unknown get-up goal {goal!r}; known: {', '.join(GOALS)}")
         self.task = trial
-        self.skill, self.variables = skill, variables
+        self.skill, self.variables, self.goal = skill, variables, goal
+        self.over = -1.0
         self.player: SkillPlayer | None = None
         self.t0: float | None = None
         self.t_end: float | None = None
@@ -128,15 +142,18 @@ class GetupEpisode:
         self.most_upright = max(self.most_upright, o.upright)
         if o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT:
             self.stood += self.CYCLE
+        over = -o.acc[0] / 9.81 if o.acc is not None else -1.0
+        self.over = max(self.over, over)
         targets = self.player.update(self.CYCLE)
         if self.player.done:
             if self.t_end is None:
                 self.t_end = o.t
             elif o.t - self.t_end >= CHECK_AFTER - 1e-9:
-                ok = o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT
-                lies_on = None if ok or o.acc is None else ("back" if o.acc[0] > 0 else "front")
+                standing = bool(o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT)
+                ok = bool(over > PRONE) if self.goal == "front" else standing
+                lies_on = None if standing or o.acc is None else ("back" if o.acc[0] > 0 else "front")
                 self.attempt = GetupAttempt(ok, self.t_end - self.t0, self.height, o.upright, self.most_upright,
-                                            lies_on, self.stood)
+                                            lies_on, self.stood, self.goal, (self.over, over))
                 self.done = True
         return targets
 
@@ -145,7 +162,7 @@ class GetupEpisode:
 
     def result(self) -> GetupAttempt:
         return self.attempt or GetupAttempt(False, self.t_last - (self.t0 or 0.0), self.height, 0.0,
-                                            self.most_upright, None, self.stood)
+                                            self.most_upright, None, self.stood, self.goal, (self.over, self.over))
 
 
 def trial_starts(rng, n: int) -> list[tuple[float, float, float]]:
@@ -165,8 +182,11 @@ class GetupObjective:
     robot_type: int = 0
     trials: int = 3
     seed: int = 1
+    goal: str = "stand"
 
     def __post_init__(self) -> None:
+        if self.goal not in GOALS:
+            raise ValueError(f"unknown get-up goal {self.goal!r}; known: {', '.join(GOALS)}")
         if self.skill_name not in SKILLS:
             raise ValueError(f"unknown get-up skill {self.skill_name!r}; known: {', '.join(SKILLS)}")
         skills = load_dir(self.skills_dir)
@@ -193,7 +213,7 @@ class GetupObjective:
         return self.space.dim
 
     def describe(self) -> dict:
-        return {"kind": "getup", "skill": self.skill_name, "parameters": list(self.space.names),
+        return {"kind": "getup", "skill": self.skill_name, "goal": self.goal, "parameters": list(self.space.names),
                 "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "backend": self.backend,
                 "robot_type": self.robot_type, "trials": self.trials}
 
@@ -235,10 +255,10 @@ class GetupEvaluator:
         o = self.objective
         values = o.space.denormalize(x)
         side = SKILLS[o.skill_name]
-        attempts = [self.world.run_episode(GetupEpisode(GetupTrial(side, s), o.skill, values))
+        attempts = [self.world.run_episode(GetupEpisode(GetupTrial(side, s), o.skill, values, o.goal))
                     for s in trial_starts(self.rng, o.trials)]
         fitness = float(np.mean([a.score for a in attempts]))
-        return fitness, {"fitness": fitness, "successes": sum(a.success for a in attempts),
+        return fitness, {"fitness": fitness, "successes": int(sum(bool(a.success) for a in attempts)),
                          "trials": [a.summary() for a in attempts]}
 
     def pids(self) -> list[int]:
