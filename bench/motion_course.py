@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds (in-process villa
-simulation, vision noise irrelevant here: the course steers on the server's ground-truth pose).
+simulation, vision noise irrelevant here: the course steers on the server's ground-truth pose), through the game's
+motion arbiter (the head scans as in a game).
 
     source scripts/env.sh && python bench/motion_course.py [--robot-type 0] [--runs 3] [--params FILE --set NAME]
 
@@ -17,11 +18,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import replace
 
 import numpy as np
 
+from villa_motion import arbiter as A
 from villa_motion.params import load_parameter_sets
-from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path
 from villa_optimize.tasks import start_jitter
 from villa_sim.inprocess import InProcessNao
@@ -46,11 +48,17 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
 PARAMS = {"file": None, "set": "goToTarget"}
 
 
-def walk_engine(rt: int, sets=None, name: str | None = None) -> WalkEngine:
-    """The walk with `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set `name` (PARAMS')."""
+def walk_engine(rt: int, sets=None, name: str | None = None) -> A.MotionArbiter:
+    """The game's motion arbiter with walk sets `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set
+    `name` (PARAMS'), the head scanning as in a game."""
     if sets is None:
         sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"))
-    return WalkEngine(sets, name or PARAMS["set"], robot_type=rt)
+    return A.MotionArbiter(replace(A.shipped_config(rt), walk_sets=sets, walk_set=name or PARAMS["set"]))
+
+
+def cycle(nao, motion: A.MotionArbiter) -> None:
+    nao.command(motion.update(nao.time, nao.joint_angles()).targets)
+    nao.step()
 
 
 def start_pose(x: float, seed: int) -> tuple[float, float, float]:
@@ -68,16 +76,12 @@ def run_forward(rt: int, seed: int, sets=None, name: str | None = None) -> tuple
     nao = InProcessNao(x=x, y=y, theta=th, robot_type=rt, seed=seed, vision_noise=True)
     w = walk_engine(rt, sets, name)
     for _ in range(25):
-        o = w.update(0.02, nao.joint_angles())
-        nao.command(o.joints)
-        nao.step()
+        cycle(nao, w)
     start = nao.torso_pose()[0]
-    w.command_normalized(1.0, 0.0, 0.0)
+    w.walk_request(A.WalkRequest(A.WALK_NORMALIZED, 1.0, 0.0, 0.0))
     t = 0.0
     while t < 60.0:
-        o = w.update(0.02, nao.joint_angles())
-        nao.command(o.joints)
-        nao.step()
+        cycle(nao, w)
         t += 0.02
         p, _, up = nao.torso_pose()
         if up < 0.5:
@@ -97,13 +101,8 @@ def run_course(rt: int, seed: int, sets=None, name: str | None = None) -> tuple[
         t = 0.0
         while t < secs:
             c = cmd(t) if cmd is not None else None
-            if c is None:
-                w.command_stand()
-            else:
-                w.command_normalized(*c)
-            o = w.update(0.02, nao.joint_angles())
-            nao.command(o.joints)
-            nao.step()
+            w.walk_request(A.WalkRequest(A.WALK_STAND) if c is None else A.WalkRequest(A.WALK_NORMALIZED, *c))
+            cycle(nao, w)
             t += 0.02
             up = nao.torso_pose()[2]
             if up < 0.5 and not down:

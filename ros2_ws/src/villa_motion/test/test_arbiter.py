@@ -162,6 +162,25 @@ def test_head_follows_its_request(config):
     assert loop.out.targets["HeadYaw"] == pytest.approx(0.3) and loop.out.targets["HeadPitch"] == pytest.approx(0.1)
 
 
+def test_the_head_holds_still_through_a_kick_and_a_skill_sets_its_own(config):
+    from villa_motion import head as H
+
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.head(A.HeadRequest(H.BALL_FOCUS, target=(0.3, 0.1)))          # sweeps 30 degrees each way around the ball
+    walking = [loop.out.targets["HeadYaw"] for _ in range(30) if loop.run(1)]
+    assert max(walking) - min(walking) > 0.3
+    k = a.kicks["forward_L"]
+    a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}))
+    heads = []
+    assert loop.run(300, until=lambda o: heads.append((o.mode, o.targets["HeadYaw"])) or o.status.done)
+    kicking = {yaw for mode, yaw in heads if mode == A.Mode.KICK}
+    assert len(kicking) == 1 and A.Mode.KICK in {m for m, _ in heads}  # one head angle through the whole kick
+    a.request(A.SkillRequest("stand"))                                 # the stand skill resets the head to 0
+    loop.run(5)
+    assert loop.out.targets["HeadYaw"] == 0.0 and loop.out.targets["HeadPitch"] == 0.0
+
+
 @pytest.mark.integration
 def test_kick_on_the_simulated_robot(config):
     from villa_sim.inprocess import InProcessNao

@@ -16,7 +16,9 @@ States (``Mode``):
   walk stands (kicks and pending kicks are dropped); WALK when the fall state is upright again.
 
 A fall ends a kick or a stop-for-a-kick at once; a running kick or get-up is never interrupted by a request, and
-nothing but a fall interrupts a kick. The head (§4.1) runs on top of every state.
+nothing but a fall interrupts a kick. The head (§4.1) runs on top of the walk (WALK, STOPPING, FALLEN); a kick holds
+the head still and a skill sets its own (or holds it), as they were tuned (kicks with a still head, get-ups with the
+skill's own head targets).
 
 API (no ROS; the motion node and the in-process player wrap it one to one):
 
@@ -33,6 +35,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -300,13 +303,16 @@ class MotionArbiter:
         phase, com_error, unstable = 0.0, self.walk.com_error, False
         if self.mode == Mode.STOPPING and self.walk.standing:
             self._begin_kick()
-        if self.mode in (Mode.SKILL, Mode.GETUP):
-            targets = dict(self.player.update(dt))
+        head = True                                     # the head controller runs on top of the walk only
+        if self.mode in (Mode.SKILL, Mode.GETUP):       # a skill's own head targets (held if it sets none)
+            targets, head = dict(self.player.update(dt)), False
             active = self.player_name
             if self.player.done:
                 self._skill_ended()
-        elif self.mode == Mode.KICK:
-            targets = self.kicker.update(dt, joints)
+        elif self.mode == Mode.KICK:                    # the head holds still through a kick, as it was tuned
+            targets, head = self.kicker.update(dt, joints), False
+            targets = {**targets, "HeadYaw": self.targets.get("HeadYaw", 0.0),
+                       "HeadPitch": self.targets.get("HeadPitch", 0.0)}
             active = f"kick_{self.kicker.kick.name}"
             if self.kicker.done:
                 self.stats.completed += 1
@@ -320,7 +326,10 @@ class MotionArbiter:
             active = "walk" if self.walk.walking else "stand"
             if self.mode == Mode.STOPPING:
                 active = f"kick_{self.pending[0].name}"
-        targets["HeadYaw"], targets["HeadPitch"] = self._head(dt)
+        if head:
+            targets["HeadYaw"], targets["HeadPitch"] = self._head(dt)
+        else:                                           # resume from where the head is when the walk takes over
+            self.head_ctrl.yaw = targets.get("HeadYaw", self.head_ctrl.yaw)
         self.targets = targets
         status = MotionStatus(active, self.request_id, self.done, float(phase), float(com_error), bool(unstable))
         return MotionOutput(targets, status, self.odom, self.mode)
@@ -408,6 +417,13 @@ class MotionArbiter:
         x, y, th = self.odom
         c, s = math.cos(th), math.sin(th)
         self.odom = (x + c * dx - s * dy, y + s * dx + c * dy, math.remainder(th + dth, 2 * math.pi))
+
+
+@cache
+def shipped_config(robot_type: int = 0) -> MotionConfig:
+    """config/motion.yaml's defaults for `robot_type` (the shipped walk sets, skills and kicks), loaded once: the base
+    an optimization task or a bench replaces what it varies in (dataclasses.replace)."""
+    return MotionConfig.from_params(motion_parameters({"robot_type": robot_type}))
 
 
 def load(p: Mapping[str, Any], log: Callable[[str, str], None] | None = None) -> MotionArbiter:
