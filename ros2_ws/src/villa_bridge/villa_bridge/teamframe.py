@@ -28,6 +28,11 @@ _UNSIDED = {"beforekickoff": 1, "playon": 4, "gameover": 13}
 PLAY_MODE_UNKNOWN = 0
 
 
+def torso_axes(v) -> tuple[float, float, float]:
+    """A vector in SimSpark's torso (or foot) frame, x right, y forward, z up -> REP-103's x forward, y left, z up."""
+    return (float(v[1]), -float(v[0]), float(v[2]))
+
+
 def landmark_name(name: str, side: str | None) -> str:
     """Team-relative landmark name for an agent on ``side`` ("left" keeps the server's names)."""
     if side == "right":
