@@ -28,7 +28,7 @@ from villa_motion.params import load_parameter_sets, load_skill_variables
 from villa_motion.skills import SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine
 from villa_nao.joints import LEFT_LEG, RIGHT_LEG
-from villa_nao.params import config_path
+from villa_nao.params import config_path, share_path
 from villa_optimize.worlds import make_world
 
 CYCLE = 0.02
@@ -178,7 +178,7 @@ def main() -> None:
     if unknown or len(worlds) < 2:
         ap.error(f"unknown sequences {unknown}" if unknown else "--worlds needs a reference and at least one other")
     seqs = make_sequences(a.robot_type)
-    skills = load_dir(config_path("villa_motion", "x").parent.parent / "skills")
+    skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
     traces: dict[str, dict[str, Trace]] = {w: {} for w in worlds}
     for w in worlds:

@@ -1,58 +1,64 @@
 #!/usr/bin/env python3
 """Benchmark: get-up success rate and time over N forced falls each on the back and on the front (§8).
 
-    source scripts/env.sh && python bench/motion_getup.py [--trials 20]
+    source scripts/env.sh && python bench/motion_getup.py [--world simspark|inprocess|sim] [--trials 20]
+                                                          [--skills DIR] [--params skill_params.yaml]
 
-In-process villa simulation. Each trial lays the Nao down (different spot and heading, then lets it settle),
-plays the get-up skill the accelerometer picks (getup_back when it reads "up" along +x, getup_front along -x) and
-counts a success when the torso stands upright (up-axis z > 0.9, height > 0.3 m) 1 s after the skill ended.
-Unsuccessful get-ups are repeated (§8), up to 3 attempts.
+Each trial falls at its own spot and heading on our half (villa_optimize.getup_objective.trial_starts): the real
+SimSpark and villa sim over its socket tip the robot over with joint motions, villa sim in process lays it down;
+when it lies still the get-up skill the fall asks for runs (villa_optimize's GetupEpisode, as `villa optimize getup`
+scores it). A success is the torso upright (up-axis z > 0.9) at standing height (> 0.3 m) 1 s after the skill. A
+failed get-up is tried again from where the robot lies, up to 3 attempts (§8: "the routine is repeated").
+Prints successes (at the first attempt), mean time of the successful ones (the skills' time, retries included).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 
 import numpy as np
 
 from villa_motion.params import load_skill_variables
-from villa_motion.skills import SkillPlayer, load_dir
+from villa_motion.skills import load_dir
 from villa_nao.params import config_path, share_path
-from villa_sim.inprocess import InProcessNao
+from villa_optimize.getup_objective import GetupEpisode, GetupTrial, trial_starts
+from villa_optimize.worlds import make_world
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world", choices=("inprocess", "sim", "simspark"), default="inprocess")
     ap.add_argument("--trials", type=int, default=20)
-    args = ap.parse_args()
-    skills = load_dir(share_path("villa_motion", "skills"))
-    learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
-    rng = np.random.default_rng(0)
-    for face_up in (True, False):
-        ok, first, times = 0, 0, []
-        for trial in range(args.trials):
-            nao = InProcessNao(seed=trial)
-            nao.lay(face_up, x=rng.uniform(-10, 10), y=rng.uniform(-8, 8))
-            nao.step(int(rng.integers(15, 40)))
-            t = 0.0
-            for attempt in range(3):
-                name = "getup_back" if nao.accelerometer()[0] > 0 else "getup_front"
-                p = SkillPlayer(skills[name], nao.joint_angles(), learned[name])
-                while not p.done:
-                    nao.command(p.update(0.02))
-                    nao.step()
-                    t += 0.02
-                nao.step(50)
-                pos, _, up = nao.torso_pose()
-                if up > 0.9 and pos[2] > 0.3:
-                    ok += 1
-                    first += attempt == 0
-                    times.append(t)
-                    break
-                t += 1.0
-        label = "back " if face_up else "front"
-        print(f"get up from the {label}: {ok}/{args.trials} succeeded ({first} at the first attempt), "
-              f"mean time {np.mean(times) if times else float('nan'):.2f} s (skill time, retries included)")
+    ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
+    ap.add_argument("--skills", default=None, help="skill files (default villa_motion's skills/)")
+    ap.add_argument("--params", default=None, help="learned $variables (default villa_motion's skill_params.yaml)")
+    ap.add_argument("--sides", default="back,front")
+    a = ap.parse_args()
+    skills = load_dir(a.skills or share_path("villa_motion", "skills"))
+    learned = load_skill_variables(a.params or config_path("villa_motion", "skill_params.yaml"))
+    world = make_world(a.world, a.robot_type)
+    try:
+        for side in a.sides.split(","):
+            rng = np.random.default_rng(0)
+            ok, first, times = 0, 0, []
+            for start in trial_starts(rng, a.trials):
+                trial, lies_on, t = GetupTrial(side, start), side, 0.0
+                for attempt in range(3):        # a failed get-up: again from where it lies, as the accelerometer says
+                    name = f"getup_{lies_on}"
+                    r = world.run_episode(GetupEpisode(trial, skills[name], learned[name]))
+                    t += r.time
+                    if r.success:
+                        ok += 1
+                        first += attempt == 0
+                        times.append(t)
+                        break
+                    trial, lies_on = GetupTrial(None, None), r.lies_on or lies_on
+            print(f"{a.world}, robot type {a.robot_type}: get up from the {side:<5}: {ok}/{a.trials} succeeded "
+                  f"({first} at the first attempt), mean time {np.mean(times) if times else math.nan:.2f} s",
+                  flush=True)
+    finally:
+        world.close()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from std_msgs.msg import Header
 
 from villa_bridge.joint_io import build_joint_state, from_wire
 from villa_bridge.perception import Perception, Pol
-from villa_bridge.teamframe import field_pose, landmark_name, play_mode, scores
+from villa_bridge.teamframe import field_pose, landmark_name, play_mode, scores, torso_axes
 from villa_msgs.msg import (
     FootContact,
     FootContacts,
@@ -46,10 +46,6 @@ def clock(sim_time: float) -> Clock:
     return Clock(clock=stamp(sim_time))
 
 
-def _axes(v) -> tuple[float, float, float]:
-    return (float(v[1]), -float(v[0]), float(v[2]))
-
-
 def joint_state(p: Perception, t: Time):
     names, pos, vel = from_wire(p.joint_names, p.joint_angles, p.joint_velocities)
     return build_joint_state(names, pos, vel, stamp=t)
@@ -63,11 +59,11 @@ def imu(p: Perception, t: Time) -> Imu | None:
     msg.header.frame_id = "base_link"
     msg.orientation_covariance[0] = -1.0
     if p.gyro is not None:
-        gx, gy, gz = _axes(p.gyro)
+        gx, gy, gz = torso_axes(p.gyro)
         msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = (
             math.radians(gx), math.radians(gy), math.radians(gz))
     if p.acc is not None:
-        msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = _axes(p.acc)
+        msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = torso_axes(p.acc)
     return msg
 
 
@@ -79,8 +75,8 @@ def foot_contacts(p: Perception, t: Time, toes: bool) -> FootContacts:
         reading = p.frp.get(wire)
         if reading is not None:
             c.in_contact = True
-            c.center.x, c.center.y, c.center.z = _axes(reading[0])
-            c.force.x, c.force.y, c.force.z = _axes(reading[1])
+            c.center.x, c.center.y, c.center.z = torso_axes(reading[0])
+            c.force.x, c.force.y, c.force.z = torso_axes(reading[1])
         msg.contacts.append(c)
     return msg
 

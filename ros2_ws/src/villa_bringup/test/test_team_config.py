@@ -38,7 +38,14 @@ def test_naoqi_player_gets_the_naoqi_bridge_and_nothing_else_changes():
     before, after = plain.nodes(plain.player(2)), cfg.nodes(cfg.player(2))
     assert before[0].name == "bridge" and after[0].name == "naoqi_bridge"
     assert after[0].overrides["nao_ip"] == "10.1.2.3" and after[0].overrides["port"] == 9559
-    assert [(s.name, s.overrides) for s in before[1:]] == [(s.name, s.overrides) for s in after[1:]]
+    # above the bridge only the body's name changes (it picks the motion data's per-simulator overlay)
+    assert [s.overrides.get("simulator") for s in after[1:]] == [None, None, "naoqi", "naoqi"]
+    assert [s.overrides.get("simulator") for s in before[1:]] == [None, None, "rcssservermj", "rcssservermj"]
+
+    def rest(specs):
+        return [(s.name, {k: v for k, v in s.overrides.items() if k != "simulator"}) for s in specs[1:]]
+
+    assert rest(before) == rest(after)
     assert cfg.nodes(cfg.player(1)) == plain.nodes(plain.player(1))
 
 

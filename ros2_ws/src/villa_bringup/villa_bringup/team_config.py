@@ -126,11 +126,13 @@ class TeamConfig:
         for name in ABOVE_BRIDGE:
             kind = NODE_KINDS[name]
             overrides: dict[str, Any] = {"robot_type": player.robot_type} if name in ("motion", "perception") else {}
+            if name == "motion":
+                overrides["simulator"] = player.backend          # the per-simulator motion data (docs/motion.md)
             if name == "strategy":
-                # the strategy plans with the player's own robot: its type, walk sets and kicks (the motion node's)
+                # the strategy plans with the player's own robot: its type, simulator, walk sets and kicks (motion's)
                 motion = player.params.get("motion", {})
                 overrides = {**common, "variant": self.variant, "team_size": len(self.players),
-                             "robot_type": player.robot_type,
+                             "robot_type": player.robot_type, "simulator": player.backend,
                              **{k: motion[k] for k in SHARED_WITH_STRATEGY if k in motion}}
             specs.append(NodeSpec(kind, ns, _params_file(kind), {**overrides, **player.params.get(name, {})}))
         return specs

@@ -154,13 +154,14 @@ class MotionConfig:
         robot_type = int(p["robot_type"])
         if robot_type not in range(5):
             raise ValueError(f"robot_type must be 0..4, got {robot_type}")
+        simulator = str(p.get("simulator", "")) or None        # the per-simulator overlays of the data files
         sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
         skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
         skill_params = str(p["skill_params"]) or str(config_path("villa_motion", "skill_params.yaml"))
-        return cls(walk_sets=load_parameter_sets(sets_file), walk_set=str(p["walk_parameter_set"]) or None,
-                   skills=load_dir(skills_dir), skill_variables=load_skill_variables(skill_params),
+        return cls(walk_sets=load_parameter_sets(sets_file, simulator), walk_set=str(p["walk_parameter_set"]) or None,
+                   skills=load_dir(skills_dir), skill_variables=load_skill_variables(skill_params, simulator),
                    kicks=KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
-                                          str(p["kick_params"]) or None),
+                                          str(p["kick_params"]) or None, simulator),
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]))
 
 
@@ -420,10 +421,11 @@ class MotionArbiter:
 
 
 @cache
-def shipped_config(robot_type: int = 0) -> MotionConfig:
-    """config/motion.yaml's defaults for `robot_type` (the shipped walk sets, skills and kicks), loaded once: the base
-    an optimization task or a bench replaces what it varies in (dataclasses.replace)."""
-    return MotionConfig.from_params(motion_parameters({"robot_type": robot_type}))
+def shipped_config(robot_type: int = 0, simulator: str = "") -> MotionConfig:
+    """config/motion.yaml's defaults for `robot_type` (the shipped walk sets, skills and kicks, with `simulator`'s
+    overlays), loaded once: the base an optimization task or a bench replaces what it varies in
+    (dataclasses.replace)."""
+    return MotionConfig.from_params(motion_parameters({"robot_type": robot_type, "simulator": simulator}))
 
 
 def load(p: Mapping[str, Any], log: Callable[[str, str], None] | None = None) -> MotionArbiter:

@@ -57,7 +57,7 @@ from transforms3d.euler import euler2mat
 
 from villa_nao import field as F
 from villa_nao import kinematics as K
-from villa_nao.params import config_path, read_yaml, share_path
+from villa_nao.params import config_path, overlay_path, read_yaml, share_path
 
 LEFT = ("LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll")
 RIGHT = ("RHipYawPitch", "RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll")
@@ -225,15 +225,22 @@ def load_kicks(directory: str | Path) -> dict[str, KickDef]:
 
 
 def load_kick_set(set_name: str = "tuned", kicks_dir: str | Path | None = None,
-                  params_path: str | Path | None = None) -> dict[str, KickDef]:
+                  params_path: str | Path | None = None, simulator: str | None = None) -> dict[str, KickDef]:
     """The kicks of ``kicks_dir`` (default: this package's ``kicks/``) with a named parameter set of
-    ``params_path`` (default: ``config/kick_params.yaml``) applied; ``set_name`` "" = the files' own numbers."""
+    ``params_path`` (default: ``config/kick_params.yaml``) applied; ``set_name`` "" = the files' own numbers. Where
+    `simulator`'s overlay of the file (villa_nao.params.overlay_path) has the set, its kicks' values replace those."""
     kicks = load_kicks(kicks_dir or default_kicks_dir())
     if not set_name:
         return kicks
     if params_path is None:
         params_path = config_path("villa_motion", "kick_params.yaml")
-    return apply_parameter_set(kicks, load_kick_parameters(params_path, set_name))
+    values = load_kick_parameters(params_path, set_name)
+    overlay = overlay_path(params_path, simulator)
+    if overlay is not None and set_name in ((read_yaml(overlay, "the kick parameter overlay", KickError) or {})
+                                            .get("sets") or {}):
+        for kick, params in load_kick_parameters(overlay, set_name).items():
+            values.setdefault(kick, {}).update(params)
+    return apply_parameter_set(kicks, values)
 
 
 def default_kicks_dir() -> Path:

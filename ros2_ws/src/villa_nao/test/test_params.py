@@ -66,3 +66,33 @@ def test_package_data_comes_from_the_ament_index_and_never_the_source_tree(tmp_p
         share_path("villa_motion", "kicks")               # the source tree has kicks/: it must not be used
     with pytest.raises(PackageDataError, match="villa_nao is not in the ament index .* source its install/setup"):
         config_path("villa_nao", "pd_gains.yaml")
+
+
+def test_per_simulator_overlays_replace_what_differs(tmp_path):
+    """walk_params.simspark.yaml beside walk_params.yaml: its fields win on SimSpark only; skills are replaced whole;
+    a kick set's values too."""
+    from villa_motion import kick as KK
+    from villa_motion.params import load_parameter_sets, load_skill_variables
+    from villa_nao.params import overlay_path
+
+    base = tmp_path / "walk_params.yaml"
+    base.write_text("sets:\n  goToTarget: {max_step_x: 0.05, phase_length: 0.3}\n  sprint: {inherit: goToTarget}\n")
+    (tmp_path / "walk_params.simspark.yaml").write_text("sets:\n  goToTarget: {max_step_x: 0.07}\n")
+    assert overlay_path(base, "rcssservermj") is None and overlay_path(base, None) is None
+    assert load_parameter_sets(base)["goToTarget"].max_step_x == 0.05
+    ss = load_parameter_sets(base, "simspark")
+    assert ss["goToTarget"].max_step_x == 0.07 and ss["goToTarget"].phase_length == 0.3
+    assert ss["sprint"].max_step_x == 0.05                      # the overlay names goToTarget only
+    with pytest.raises(ValueError, match="unknown simulator"):
+        load_parameter_sets(base, "gazebo")
+    skills = tmp_path / "skill_params.yaml"
+    skills.write_text("getup_back: {a1: 1, a2: 2}\nstand: {x: 3}\n")
+    (tmp_path / "skill_params.simspark.yaml").write_text("getup_back: {b1: 5}\n")
+    assert load_skill_variables(skills, "simspark") == {"getup_back": {"b1": 5.0}, "stand": {"x": 3.0}}
+    kicks = tmp_path / "kick_params.yaml"
+    kicks.write_text("sets:\n  tuned:\n    forward: {duration: 0.3, lift: 0.01}\n")
+    (tmp_path / "kick_params.simspark.yaml").write_text("sets:\n  tuned:\n    forward: {duration: 0.6}\n")
+    plain, ss = KK.load_kick_set("tuned", params_path=kicks), KK.load_kick_set("tuned", params_path=kicks,
+                                                                                simulator="simspark")
+    assert plain["forward_L"].duration == pytest.approx(0.3) and ss["forward_L"].duration == pytest.approx(0.6)
+    assert ss["forward_R"].lift == pytest.approx(plain["forward_R"].lift)

@@ -51,6 +51,23 @@ def share_path(package: str, *parts: str) -> Path:
     return path
 
 
+SIMULATORS = ("rcssservermj", "simspark")     # the bridge backends whose motion data may differ (docs/motion.md)
+
+
+def overlay_path(path: str | Path, simulator: str | None) -> Path | None:
+    """The per-simulator overlay of a data file, ``<stem>.<simulator><suffix>`` beside it, when it exists.
+
+    Motion data learned on one simulator need not hold on the other (get-ups, kicks: docs/motion.md); a file's values
+    are the common ones (villa sim's where they differ) and its overlay replaces what differs on `simulator`."""
+    if not simulator:
+        return None
+    if simulator not in SIMULATORS and simulator != "naoqi":
+        raise ValueError(f"unknown simulator {simulator!r}; known: {', '.join(SIMULATORS)}, naoqi (or empty)")
+    path = Path(path)
+    overlay = path.with_name(f"{path.stem}.{simulator}{path.suffix}")
+    return overlay if overlay.is_file() else None
+
+
 def config_path(package: str, filename: str) -> Path:
     """The installed `share/<package>/config/<filename>` (share_path)."""
     return share_path(package, "config", filename)

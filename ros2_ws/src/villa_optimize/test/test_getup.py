@@ -10,7 +10,7 @@ import pytest
 
 from villa_motion.params import load_skill_variables
 from villa_motion.skills import load_dir, parse
-from villa_nao.params import config_path
+from villa_nao.params import config_path, share_path
 from villa_optimize.getup_objective import (
     STAND_HEIGHT,
     GetupAttempt,
@@ -22,7 +22,7 @@ from villa_optimize.getup_objective import (
 from villa_optimize.tasks import Observation
 from villa_sim.simspark import available
 
-SKILLS = config_path("villa_motion", "x").parent.parent / "skills"
+SKILLS = share_path("villa_motion", "skills")
 
 
 def test_bounds_come_from_the_joint_stops_and_waits():
@@ -66,9 +66,10 @@ def test_episode_scores_success_by_time_and_failure_by_how_far_it_came():
         t += 0.02
     a = ep.result()
     total = sum(values[k] for k in ("w1", "w2", "w3")) + 0.8
-    assert a.success and a.time == pytest.approx(total, abs=0.05) and a.score == pytest.approx(10 - a.time)
-    lying = GetupAttempt(False, 3.0, STAND_HEIGHT / 2, 0.2, most_upright=0.4)
-    assert lying.score == pytest.approx(0.6 + 0.75 + 0.2) and lying.score < GetupAttempt(True, 8.0, 0.4, 1.0).score
+    assert a.success and a.time == pytest.approx(total, abs=0.05) and a.score == pytest.approx(20 - a.time)
+    lying = GetupAttempt(False, 3.0, STAND_HEIGHT / 2, 0.2, most_upright=0.4, stood=0.25)
+    assert lying.score == pytest.approx(0.6 + 0.75 + 0.2 + 0.5)
+    assert GetupAttempt(False, 3.0, 0.4, 1.0, 1.0, stood=9.0).score < GetupAttempt(True, 8.0, 0.4, 1.0).score
 
 
 @pytest.mark.skipif(not available()[0], reason=available()[1])
@@ -85,7 +86,7 @@ def test_simspark_world_tips_the_robot_over_and_runs_the_get_up():
 
             first = ep.step
 
-            def spy(o, first=first):
+            def spy(o, first=first, side=side):
                 if not starts or starts[-1][0] != side:
                     starts.append((side, o.upright, o.z, math.hypot(o.x + 4.0, o.y - 2.0)))
                 return first(o)
@@ -110,3 +111,22 @@ def test_cli_builds_the_objective(tmp_path):
     o = _getup_objective(args)
     assert o.skill_name == "getup_front" and o.backend == "inprocess" and o.params_out == Path(tmp_path) / \
         "skill_params.yaml"
+
+
+def test_standing_kick_episode_kicks_in_process():
+    """A forward kick from standing in villa sim: the ball rolls forward, the score is its travel along the kick."""
+    from villa_motion import kick as KK
+    from villa_motion.params import load_parameter_sets
+    from villa_optimize.standing_kick import KickTrial, StandingKickEpisode
+    from villa_optimize.worlds import InProcessWorld
+
+    kicks = KK.load_kick_set()
+    stand = KK.StandPose.from_walk(load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))["goToTarget"])
+    world = InProcessWorld()
+    try:
+        r = world.run_episode(StandingKickEpisode(KickTrial(kicks["forward_R"]), stand))
+        far = world.run_episode(StandingKickEpisode(KickTrial(kicks["forward_R"], error=(0.5, 0.0)), stand))
+    finally:
+        world.close()
+    assert r.started and r.distance > 0.1 and r.score == pytest.approx(r.along) and abs(r.along) <= r.distance
+    assert not far.started and far.score == -1.0 and far.reason                 # out of reach: refused

@@ -119,10 +119,10 @@ def _walk_objective(args):
 
 
 def _getup_objective(args):
-    from villa_nao.params import config_path
+    from villa_nao.params import config_path, share_path
     from villa_optimize.getup_objective import GetupObjective
 
-    skills = args.skills_dir or config_path("villa_motion", "x").parent.parent / "skills"   # TODO(#17 merge): share_path
+    skills = args.skills_dir or share_path("villa_motion", "skills")
     return GetupObjective(skill_name=args.skill, skills_dir=skills,
                           variables_file=args.start_params or config_path("villa_motion", "skill_params.yaml"),
                           params_out=args.params_out or args.out / "skill_params.yaml", space_file=args.space,

@@ -5,10 +5,10 @@ on the robot's back (or front), each at its own spot and heading: the world tips
 still, then the skill runs from the joint angles it lies with, as the motion node runs it after a fall. A trial
 succeeds when, 1 s after the skill ended, the torso stands upright (up axis z > 0.9) at standing height (> 0.3 m).
 
-Fitness per trial (higher is better): a success scores 10 - seconds the skill took; a failure scores up to 4 for how
-far it came (1.5 x the most upright the torso got, 1.5 x the highest it rose as a fraction of standing height, and
-how upright it ended), so CMA-ES has a slope to climb before the first success: sitting up is worth most of it. The
-evaluation's fitness is the mean over its trials.
+Fitness per trial (higher is better): a success scores 20 - seconds the skill took; a failure scores up to 6 for how
+far it came (1.5 x the most upright the torso got, 1.5 x the highest it rose as a fraction of standing height, how
+upright it ended, and 2 x the seconds, up to 1, it stood upright at standing height), so CMA-ES has a slope to climb
+before the first success: sitting up, then standing for a moment. The evaluation's fitness is the mean over trials.
 
 Bounds: an angle variable's range is the stops of the joint it sets (degrees, as in the skill file; the right-side
 joint of a mirrored pair gives the same range); a wait's is 0.04 to 1.5 s (villa_optimize's config/getup_space.yaml
@@ -65,13 +65,14 @@ def variable_bounds(skill: Skill) -> dict[str, tuple[float, float]]:
 
 @dataclass(frozen=True)
 class GetupTrial:
-    """Where the robot falls: its spot and heading; it lies on `lying` when the skill starts."""
+    """Where the robot falls: its spot and heading; it lies on `lying` when the skill starts. With `start` None the
+    skill starts where the robot is (another attempt after a failed one)."""
 
-    lying: str
-    start: tuple[float, float, float]
+    lying: str | None
+    start: tuple[float, float, float] | None
     ball = None
 
-    def placement(self) -> tuple[float, float, float]:
+    def placement(self) -> tuple[float, float, float] | None:
         return self.start
 
     def duration(self) -> float:
@@ -85,18 +86,20 @@ class GetupAttempt:
     height: float                 # m, the highest the torso rose
     upright: float                # the torso's up-axis z at the end
     most_upright: float = 0.0     # the highest the torso's up-axis z got during the trial
+    lies_on: str | None = None    # after a failure, the side the accelerometer says the robot lies on (§8)
+    stood: float = 0.0            # s the torso was upright at standing height during the trial
 
     @property
     def score(self) -> float:
         if self.success:
-            return 10.0 - self.time
+            return 20.0 - self.time
         return (1.5 * max(0.0, self.most_upright) + 1.5 * min(1.0, self.height / STAND_HEIGHT)
-                + max(0.0, self.upright))
+                + max(0.0, self.upright) + 2.0 * min(1.0, self.stood))
 
     def summary(self) -> dict:
         return {"success": self.success, "time": round(self.time, 3), "height": round(self.height, 3),
                 "upright": round(self.upright, 3), "most_upright": round(self.most_upright, 3),
-                "score": round(self.score, 3)}
+                "stood": round(self.stood, 2), "score": round(self.score, 3)}
 
 
 class GetupEpisode:
@@ -113,6 +116,7 @@ class GetupEpisode:
         self.t_last = 0.0
         self.height = 0.0
         self.most_upright = -1.0
+        self.stood = 0.0
         self.done = False
         self.attempt: GetupAttempt | None = None
 
@@ -122,13 +126,17 @@ class GetupEpisode:
         self.t_last = o.t
         self.height = max(self.height, o.z if math.isfinite(o.z) else 0.0)
         self.most_upright = max(self.most_upright, o.upright)
+        if o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT:
+            self.stood += self.CYCLE
         targets = self.player.update(self.CYCLE)
         if self.player.done:
             if self.t_end is None:
                 self.t_end = o.t
             elif o.t - self.t_end >= CHECK_AFTER - 1e-9:
                 ok = o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT
-                self.attempt = GetupAttempt(ok, self.t_end - self.t0, self.height, o.upright, self.most_upright)
+                lies_on = None if ok or o.acc is None else ("back" if o.acc[0] > 0 else "front")
+                self.attempt = GetupAttempt(ok, self.t_end - self.t0, self.height, o.upright, self.most_upright,
+                                            lies_on, self.stood)
                 self.done = True
         return targets
 
@@ -137,7 +145,7 @@ class GetupEpisode:
 
     def result(self) -> GetupAttempt:
         return self.attempt or GetupAttempt(False, self.t_last - (self.t0 or 0.0), self.height, 0.0,
-                                            self.most_upright)
+                                            self.most_upright, None, self.stood)
 
 
 def trial_starts(rng, n: int) -> list[tuple[float, float, float]]:

@@ -61,6 +61,7 @@ class Observation:
     ball: tuple[float, float] | None = None
     z: float = math.nan                                # torso height, m
     feet: tuple[bool, bool] | None = None              # (left, right) foot touching the ground, where known
+    acc: tuple[float, float, float] | None = None      # accelerometer, m/s^2, REP-103 torso axes, where known
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ worker: the robot (joints reset by the episode's settling) and the ball are plac
 An episode (villa_optimize.tasks.Episode, kick_objective.KickEpisode, or any object with ``task.placement()``,
 ``task.ball``, ``step(Observation) -> joint targets``, ``done``, ``timed_out()`` and ``result()``) may ask to start
 lying on the back or front (``task.lying = "back" | "front"``): the in-process world lays the robot down directly,
-the socket worlds tip it over with joint motions (villa_optimize.worlds.TIP_OVER) and start when it lies still.
+the socket worlds tip it over with joint motions (villa_optimize.worlds.TIP_OVER) and start when it lies still. A
+task whose ``placement()`` is None starts where the robot is (the next attempt of a failed get-up).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import math
 import threading
 import time
 
+from villa_bridge.teamframe import torso_axes
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import body
 from villa_nao import field as F
@@ -45,11 +47,79 @@ TIP_OVER = {
 }
 
 
+def idle_walk(robot_type: int) -> WalkEngine:
+    """The walk engine a world stands the robot with between episodes."""
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+
+    return WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), robot_type=robot_type)
+
+
 def _lying(task) -> str | None:
     side = getattr(task, "lying", None)
     if side not in (None, "back", "front"):
         raise ValueError(f"task.lying must be None, 'back' or 'front', got {side!r}")
     return side
+
+
+class Preparation:
+    """Brings the robot to an episode's start, the same way in every world: the stand pose wherever it is (it may lie
+    folded after the last episode), then placed at the task's spot, standing still a moment, and for a lying task
+    tipped over with joint motions until it lies still. ``step`` is called once per cycle until ``done``; it returns the
+    joint targets and whether the world must place the robot (and the ball) now."""
+
+    def __init__(self, task, idle: WalkEngine) -> None:
+        self.task, self.idle = task, idle
+        self.lying = _lying(task)
+        self.state = "posing" if task.placement() is not None else "done"
+        self.since: float | None = None
+        self.lying_since: float | None = None
+        self.attempts = 0
+
+    @property
+    def done(self) -> bool:
+        return self.state == "done"
+
+    def _enter(self, state: str, now: float) -> None:
+        self.state, self.since, self.lying_since = state, now, None
+
+    def step(self, now: float, joints: dict[str, float], pose) -> tuple[dict[str, float], bool]:
+        """pose: (x, y, z, yaw, upright) of the torso or None when not known yet."""
+        if self.since is None:
+            self.since = now
+        self.idle.command_stand()
+        stand = self.idle.update(0.02, joints).joints
+        if self.state == "posing":
+            if now - self.since >= POSE_BEFORE_MOVE:
+                self._enter("placing", now)
+                return stand, True
+            return stand, False
+        if pose is None:
+            return stand, False
+        if self.state == "placing":
+            x, y, _ = self.task.placement()
+            placed = math.hypot(pose[0] - x, pose[1] - y) < 0.05
+            settle = STAND_BEFORE_TIP if self.lying else 0.1        # into the stand pose before tipping over
+            if placed and now - self.since >= settle:
+                self._enter("tipping" if self.lying else "done", now)
+            elif now - self.since > 3.0 + settle:
+                raise RuntimeError("the placement of the robot did not take effect within 3 s")
+            else:
+                return stand, False
+        if self.state == "tipping":
+            lying = pose[4] < LYING_UPRIGHT
+            self.lying_since = (self.lying_since or now) if lying else None
+            if lying and now - self.lying_since >= LIE_STILL:
+                self.state = "done"
+            elif now - self.since > 5.0:                  # it did not go down (or not still): place it again
+                self.attempts += 1
+                if self.attempts >= 3:
+                    raise RuntimeError(f"the robot did not fall on its {self.lying} in 3 attempts")
+                self._enter("posing", now)
+                return stand, False
+            else:
+                return {**stand, **TIP_OVER[self.lying]}, False
+        return stand, False
 
 
 class InProcessWorld:
@@ -60,6 +130,7 @@ class InProcessWorld:
 
         self.robot_type = robot_type
         self.nao = InProcessNao(x=-5.0, robot_type=robot_type, seed=seed, vision_noise=False)
+        self._idle = idle_walk(robot_type)
 
     def run(self, task: Task, sets: dict[str, WalkParams]) -> EpisodeResult:
         return self.run_episode(Episode(task, sets, self.robot_type))
@@ -68,21 +139,21 @@ class InProcessWorld:
         """Run any episode (see the module docstring) to its end."""
         task = ep.task
         nao = self.nao
-        x, y, th = task.placement()
-        side = _lying(task)
-        if side is None:
-            nao.place(x, y, th)
-        else:
-            nao.lay(side == "back", x, y)
-            while nao.torso_pose()[2] < LYING_UPRIGHT and nao.speed() > 0.05:   # let it come to rest
-                nao.step()
         ball = nao.sim.ball
-        ball.drop_at(*(task.ball or BALL_AWAY))
+        prep = Preparation(task, self._idle)
+        while not prep.done:
+            p, yaw, up = nao.torso_pose()
+            targets, move = prep.step(nao.time, nao.joint_angles(), (p[0], p[1], p[2], yaw, up))
+            if move:
+                nao.place(*task.placement(), keep_joints=True)
+                ball.drop_at(*(task.ball or BALL_AWAY))
+            nao.command(targets)
+            nao.step()
         while not ep.done and not ep.timed_out():
             p, yaw, up = nao.torso_pose()
             b = (float(ball.xpos[0]), float(ball.xpos[1])) if task.ball is not None else None
             nao.command(ep.step(Observation(nao.time, float(p[0]), float(p[1]), yaw, up, nao.joint_angles(), b,
-                                            z=float(p[2]), feet=nao.feet())))
+                                            z=float(p[2]), feet=nao.feet(), acc=tuple(nao.accelerometer()))))
             nao.step()
         return ep.result()
 
@@ -94,12 +165,9 @@ class InProcessWorld:
 
 
 class _Job:
-    def __init__(self, episode) -> None:
+    def __init__(self, episode, idle: WalkEngine) -> None:
         self.episode = episode
-        self.state = "place"
-        self.since = 0.0               # when the current state began
-        self.lying_since: float | None = None
-        self.tip_attempts = 0
+        self.prep = Preparation(episode.task, idle)
         self.result = None
         self.error: BaseException | None = None
         self.event = threading.Event()
@@ -112,15 +180,12 @@ class _SocketWorld:
     name = ""
 
     def __init__(self, robot_type: int = 0) -> None:
-        from villa_motion.params import load_parameter_sets
-        from villa_nao.params import config_path
 
         self.robot_type = robot_type
         self.server = self.trainer = self.session = self._thread = None
         self._lock = threading.Lock()
         self._job: _Job | None = None
-        self._idle = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")),
-                                robot_type=robot_type)
+        self._idle = idle_walk(robot_type)
 
     def _start_agent(self, backend, log_name: str) -> None:
         from villa_bridge.session import BridgeSession, SessionConfig
@@ -180,46 +245,19 @@ class _SocketWorld:
     def _job_cycle(self, job: _Job, p, joints: dict[str, float]) -> None:
         task = job.episode.task
         now = p.time if p.time is not None else 0.0
-        if job.state == "place":                          # the stand pose first, wherever the robot lies
-            job.state, job.since = "posing", now
-        if job.state == "posing":
-            self._idle.command_stand()
-            self._submit(self._idle.update(0.02, joints).joints, p.time)
-            if now - job.since >= POSE_BEFORE_MOVE:
+        pose = self._pose(p)
+        if not job.prep.done:
+            targets, move = job.prep.step(now, joints, pose)
+            if move:
                 self._prepare(task)
                 x, y, th = task.placement()
                 self.trainer.move_player(self.TEAM, 1, x, y, th, z=0.02 + body.standing_height(self.robot_type))
                 self.trainer.place_ball(*(task.ball or BALL_AWAY))
-                job.state, job.since = "placing", now
+            self._submit(targets, p.time)
             return
-        pose = self._pose(p)
-        if job.state == "placing":
-            x, y, _ = task.placement()
-            placed = pose is not None and math.hypot(pose[0] - x, pose[1] - y) < 0.05
-            settle = STAND_BEFORE_TIP if _lying(task) else 0.1        # into the stand pose before tipping over
-            if not (placed and now - job.since >= settle):
-                if now - job.since > 3.0 + settle:
-                    raise RuntimeError("the trainer's placement of the robot did not take effect within 3 s")
-                self._submit(self._idle.update(0.02, joints).joints, p.time)
-                return
-            job.state, job.since, job.lying_since = ("tipping" if _lying(task) else "run"), now, None
-        if job.state == "tipping":
-            lying = pose is not None and pose[4] < LYING_UPRIGHT
-            job.lying_since = (job.lying_since or now) if lying else None
-            if lying and now - job.lying_since >= LIE_STILL:
-                job.state = "run"
-            elif now - job.since > 5.0:                  # it did not go down (or not still): place it again
-                job.tip_attempts += 1
-                if job.tip_attempts >= 3:
-                    raise RuntimeError(f"the robot did not fall on its {task.lying} in 3 attempts")
-                job.state = "place"
-                self._submit(self._idle.update(0.02, joints).joints, p.time)
-                return
-            else:
-                self._submit({**self._idle.update(0.02, joints).joints, **TIP_OVER[task.lying]}, p.time)
-                return
         x, y, z, yaw, up = pose
-        obs = Observation(now, x, y, yaw, up, joints, self._ball(task), z=z, feet=("lf" in p.frp, "rf" in p.frp))
+        obs = Observation(now, x, y, yaw, up, joints, self._ball(task), z=z, feet=("lf" in p.frp, "rf" in p.frp),
+                          acc=None if p.acc is None else torso_axes(p.acc))
         self._submit(job.episode.step(obs), p.time)
         if job.episode.done or job.episode.timed_out():
             job.result = job.episode.result()
@@ -238,7 +276,7 @@ class _SocketWorld:
     def run_episode(self, episode):
         """Run any episode (see the module docstring) to its end."""
         task = episode.task
-        job = _Job(episode)
+        job = _Job(episode, self._idle)
         timeout = 60.0 + 10.0 * task.duration()
         with self._lock:
             self._job = job

@@ -17,6 +17,7 @@ from rcsssmj.sim.actions import InitRequest
 
 from villa_bridge.joint_control import HingeVelocityControl
 from villa_bridge.joint_io import HeldTargets, JointTarget
+from villa_nao import body
 from villa_nao import field as F
 from villa_nao.joints import joints_for_type
 from villa_sim.simulation import VillaSoccerSimulation
@@ -29,6 +30,7 @@ class InProcessNao:
 
     def __init__(self, x: float = -3.0, y: float = 0.0, theta: float = 0.0, robot_type: int = 0,
                  vision_noise: bool = False, seed: int | None = 0, team: str = "villa", unum: int = 1) -> None:
+        self.robot_type = robot_type
         self.sim = VillaSoccerSimulation(vision_noise=vision_noise, seed=seed)
         if not self.sim.init():
             raise RuntimeError("the villa simulation did not initialise")
@@ -49,10 +51,23 @@ class InProcessNao:
         self.place(x, y, theta)
 
     # --- state ------------------------------------------------------------------------------------------
-    def place(self, x: float, y: float, theta: float) -> None:
-        self.agent.drop_at(x, y, theta)
-        mujoco.mj_forward(self.sim.mj_model, self.sim.mj_data)
-        self.reset_commands()
+    def place(self, x: float, y: float, theta: float, keep_joints: bool = False) -> None:
+        """Stand the robot upright at (x, y) facing theta (rad). Without keep_joints its joints are reset to 0 and its
+        commands forgotten (rcssservermj's drop); with keep_joints the body is moved as it is, at rest, torso 2 cm
+        above standing height, and commanding goes on (SimSpark's trainer move)."""
+        if not keep_joints:
+            self.agent.drop_at(x, y, theta)
+            mujoco.mj_forward(self.sim.mj_model, self.sim.mj_data)
+            self.reset_commands()
+            return
+        model, data = self.sim.mj_model, self.sim.mj_data
+        root = model.body(self.prefix + "torso").jntadr[0]
+        adr, dof = model.jnt_qposadr[root], model.jnt_dofadr[root]
+        data.qpos[adr:adr + 3] = [x, y, body.standing_height(self.robot_type) + 0.02]
+        data.qpos[adr + 3:adr + 7] = [math.cos(theta / 2), 0.0, 0.0, math.sin(theta / 2)]
+        data.qvel[dof:dof + 6] = 0.0
+        data.qvel[self._qvel_adr] = 0.0
+        mujoco.mj_forward(model, data)
 
     def reset_commands(self) -> None:
         """Forget targets and commands in flight (a robot that was placed again holds still)."""

@@ -68,6 +68,7 @@ class StrategyParams:
     dive_cooldown: float = 5.0        # s between dives
     kicks: bool = True                # §12.7 kicks (and the §11.2.1 kick-off kick); False: always dribble
     kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
+    simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
     excluded_kicks: tuple[str, ...] = ("out90",)   # unreliable in bench/kick_bench.py (refusals, falls, +-17° spread)
     kick_tolerance: float = 0.08      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
@@ -92,8 +93,8 @@ class TeamPlayer:
         self.heard: dict[int, comm.TeamMessage] = {}
         self._last_dive = -1e9
         self.rejected = 0
-        self.kicks = {n: k for n, k in KK.load_kick_set(params.kick_parameter_set).items()
-                      if k.base not in params.excluded_kicks} if params.kicks else {}
+        kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator or None) if params.kicks else {}
+        self.kicks = {n: k for n, k in kicks.items() if k.base not in params.excluded_kicks}
         self.rng = np.random.default_rng(params.seed)
         self.kicker = B.KickBehaviour(self.kicks, self.body, near=params.kick_tolerance,
                                       turn_tolerance=params.kick_turn_tolerance, hysteresis=params.kick_hysteresis)

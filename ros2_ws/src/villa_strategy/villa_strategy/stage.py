@@ -47,7 +47,8 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     """From the strategy node's parameters (config/strategy.yaml names)."""
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
-                          kick_parameter_set=str(p["kick_parameter_set"]), seed=seed)
+                          kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
+                          seed=seed)
 
 
 def body_from_params(p: Mapping[str, Any]) -> B.Body:
@@ -59,7 +60,7 @@ def body_from_params(p: Mapping[str, Any]) -> B.Body:
     if robot_type not in range(5):
         raise ValueError(f"robot_type must be 0..4, got {robot_type}")
     sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
-    return B.Body.from_walk_sets(load_parameter_sets(sets_file), robot_type)
+    return B.Body.from_walk_sets(load_parameter_sets(sets_file, str(p.get("simulator", "")) or None), robot_type)
 
 
 class StrategyStage:
