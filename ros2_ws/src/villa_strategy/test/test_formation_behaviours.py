@@ -224,3 +224,18 @@ def test_goalie_does_not_dive_on_untrusted_or_repeated_estimates():
     assert p.decide(D.WorldView(**shot), D.PLAY_ON, 5.0, True).skill == "dive_center"
     assert p.decide(D.WorldView(**shot), D.PLAY_ON, 7.0, True).skill is None          # cooling down
     assert p.decide(D.WorldView(**shot), D.PLAY_ON, 10.5, True).skill == "dive_center"
+
+
+@pytest.mark.parametrize("size", range(1, 12))
+def test_kickoff_positions_are_apart_in_the_own_half(size):
+    """Beams before a kick-off never put two robots on one spot (the 2 v 2 defending team once beamed its onBall and
+    stopper both to (-2.3, 0): they collided and fell at every kick-off)."""
+    for ours in (True, False):
+        pos = list(formation.kickoff_positions(size, our_kickoff=ours).values())
+        assert len(pos) == size or size > len(formation.ROLE_ORDER)
+        assert all(p[0] < 0 for p in pos)
+        for i, p in enumerate(pos):
+            for q in pos[:i]:
+                assert np.linalg.norm(p - q) >= formation.KICKOFF_SPACING - 1e-9
+            if not ours:
+                assert np.linalg.norm(p) >= F.CENTER_CIRCLE_RADIUS

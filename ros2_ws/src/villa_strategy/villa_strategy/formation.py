@@ -25,6 +25,7 @@ ROLE_ORDER = ("goalie", "onBall", "stopper", "backLeft", "backRight", "forwardLe
               "wingLeft", "wingRight", "backCenter", "midfielder")
 GOALIE_REPLACEMENT = "goalieReplacement"
 GOALIE_MIN_TEAM = 3      # players a team needs before it keeps a goalie home
+KICKOFF_SPACING = 1.0    # m between any two beam positions before a kick-off
 
 
 @dataclass(frozen=True)
@@ -157,5 +158,7 @@ def kickoff_positions(team_size: int, our_kickoff: bool) -> dict[str, np.ndarray
         elif math.hypot(*p) < r:
             p = p / max(np.linalg.norm(p), 1e-6) * r if np.linalg.norm(p) > 1e-6 else np.array([-r, 0.5])
             p[0] = min(p[0], -0.3)
+        while any(np.linalg.norm(p - q) < KICKOFF_SPACING for q in out.values()):
+            p = np.array([p[0] - KICKOFF_SPACING, p[1]])      # two robots beamed to one spot collide and fall
         out[role] = p
     return out
