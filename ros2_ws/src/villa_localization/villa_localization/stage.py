@@ -66,7 +66,10 @@ class LocalizationStage:
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any], seed: int | None = None) -> LocalizationStage:
-        """From the localization node's parameters (config/localization.yaml names); `seed`: the particle filter's."""
+        """From the localization node's parameters (config/localization.yaml names); `seed` (default: the `seed`
+        parameter, -1 = a fresh generator): the particle filter's."""
+        if seed is None and int(p.get("seed", -1)) >= 0:
+            seed = int(p["seed"])
         pf = PFParams(particles=int(p["particles"]), odom_factors=tuple(float(v) for v in p["odom_factors"]),
                       random_fraction=float(p["random_fraction"]), line_sigma=float(p["line_sigma"]),
                       reset_fraction_max=float(p["reset_fraction_max"]), lost_ratio=float(p["lost_ratio"]),

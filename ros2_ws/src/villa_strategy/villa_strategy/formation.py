@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -124,7 +125,22 @@ DEFENSIVE_SLOTS: dict[str, tuple[float, float]] = {
 def variant_formation(variant: str, ball, team_size: int = 11, goalie_on_ball: bool = False,
                       params: FormationParams = FormationParams()) -> dict[str, np.ndarray]:
     """Role -> target for a strategy variant (§11.5): villa, allball and static use formation(); defense keeps only
-    onBall and the stopper offensive; boxes puts the other roles in fixed boxes."""
+    onBall and the stopper offensive; boxes puts the other roles in fixed boxes. (Remembered for the last few balls:
+    a decision asks for the same one several times.)"""
+    b = np.asarray(ball, dtype=float)
+    key = _cached_formation(variant, float(b[0]), float(b[1]), team_size, goalie_on_ball, params)
+    return {role: np.array(xy) for role, xy in key}
+
+
+@lru_cache(maxsize=32)
+def _cached_formation(variant: str, bx: float, by: float, team_size: int, goalie_on_ball: bool,
+                      params: FormationParams) -> tuple[tuple[str, tuple[float, float]], ...]:
+    out = _variant_formation(variant, (bx, by), team_size, goalie_on_ball, params)
+    return tuple((role, (float(p[0]), float(p[1]))) for role, p in out.items())
+
+
+def _variant_formation(variant: str, ball, team_size: int, goalie_on_ball: bool,
+                       params: FormationParams) -> dict[str, np.ndarray]:
     out = formation(ball, team_size, goalie_on_ball, params)
     b = np.clip(np.asarray(ball, dtype=float)[:2], [-F.HALF_LENGTH, -F.HALF_WIDTH], [F.HALF_LENGTH, F.HALF_WIDTH])
     if variant == "boxes":

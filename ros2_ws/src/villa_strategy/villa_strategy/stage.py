@@ -79,6 +79,9 @@ class StrategyStage:
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any], seed: int | None = None) -> StrategyStage:
+        """From the strategy node's parameters; `seed` (default: the `seed` parameter, -1 = a fresh generator)."""
+        if seed is None and int(p.get("seed", -1)) >= 0:
+            seed = int(p["seed"])
         return cls(int(p["unum"]), strategy_params(p, seed), body_from_params(p), float(p["beam_period"]))
 
     # --- inputs ------------------------------------------------------------------------------------------------
