@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from villa_nao import field as F
+
 FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on the ground
 
 
@@ -19,6 +21,13 @@ def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, flo
     if side == "left":
         return x, y, yaw
     return -x, -y, math.remainder(yaw + math.pi, 2 * math.pi)
+
+
+def beamed(gt) -> bool:
+    """Every player stands upright on the field in its own half: the beams before the kick-off have happened (the
+    servers put a joining robot upright outside the side line, on its own half)."""
+    return all(p.upright > 0.9 and (p.position[0] < 0) == (side == "left") and abs(p.position[1]) < F.HALF_WIDTH
+               and abs(p.position[0]) < F.HALF_LENGTH for (side, _), p in gt.players.items())
 
 
 @dataclass

@@ -33,10 +33,11 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import Accounting
+from villa_bringup.accounting import Accounting, beamed
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
+SETTLE = 1.0                      # simulated s every player stands beamed on its half before the kick-off
 CYCLE = 0.02
 
 
@@ -162,12 +163,14 @@ class HostedGame(Game):
                 server.connect(pl.session.begin(), pl.session.answer)
         n = len(self.players)
         deadline = server.time + self.spec.connect_timeout
-        while True:                                             # join, beam, stand on the own half
+        since = None
+        while True:                                 # join, beam, stand on the own half for SETTLE simulated s
             server.step()
-            if all(pl.session.confirmed for pl in self.players):
-                gt = server.truth()
-                if len(gt.players) == n and beamed(gt):
-                    break
+            gt = server.truth()
+            ready = all(pl.session.confirmed for pl in self.players) and len(gt.players) == n and beamed(gt)
+            since = (since if since is not None else gt.sim_time) if ready else None
+            if since is not None and gt.sim_time - since >= SETTLE - 1e-9:
+                break
             if server.time > deadline:
                 raise GameError(f"the players were not all on the field, beamed and upright within "
                                 f"{self.spec.connect_timeout:.0f} simulated s")
@@ -230,7 +233,8 @@ class SocketGame(Game):
                         raise KeyboardInterrupt
                     time.sleep(0.02)
             n = len(self.players)
-            trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
+            gt = trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
+            trainer.wait_for(lambda g, t=gt.sim_time: g.sim_time >= t + SETTLE, timeout=self.spec.stall_timeout)
             trainer.kick_off("Left")
             gt = trainer.wait_for(lambda g: g.play_mode != "BeforeKickOff", timeout=self.spec.stall_timeout)
             start = self.kickoff_time = gt.game_time
@@ -282,11 +286,6 @@ def _cpu(server) -> float:
         return own + t.user + t.system
     except psutil.Error:
         return own
-
-
-def beamed(gt) -> bool:
-    """Every player stands upright on its own half: the beams before the kick-off have happened."""
-    return all(p.upright > 0.9 and (p.position[0] < 0) == (side == "left") for (side, _), p in gt.players.items())
 
 
 def play_game(spec: GameSpec, stop, progress=lambda played: None) -> dict:

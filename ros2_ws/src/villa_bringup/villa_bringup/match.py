@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import Accounting
+from villa_bringup.accounting import Accounting, beamed
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
 
@@ -268,11 +268,6 @@ def play(args: argparse.Namespace) -> dict:
         if sim is not None:
             sim.stop()
         lease.release()
-
-
-def beamed(gt) -> bool:
-    """Every player stands upright on its own half: the beams before the kick-off have happened."""
-    return all(p.upright > 0.9 and (p.position[0] < 0) == (side == "left") for (side, _), p in gt.players.items())
 
 
 def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:

@@ -3,8 +3,9 @@
 Inputs: the world estimate (villa_localization.stage.WorldEstimate, the plain villa_msgs/WorldModel), the fall state
 (§8), the motion status, heard messages (§6) and, once per server cycle, the game state, which runs one decision
 (villa_strategy.decision.TeamPlayer) and returns the Commands for motion and the bridge: a walk request, a skill or
-kick request, the head, say, beam (repeated every `beam_period` s while beaming is allowed) and the role
-assignment. Parameters: config/strategy.yaml's names; the robot's type and walk sets make its Body.
+kick request, the head, say, beam (once per beam phase; again after `beam_period` s only while the estimate is over
+BEAM_MISSED from the spot) and the role assignment. Parameters: config/strategy.yaml's names; the robot's type and
+walk sets make its Body.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from typing import Any
 from villa_motion import arbiter as A
 from villa_motion import head as H
 from villa_strategy import behaviours as B
-from villa_strategy.decision import BEAM_MODES, Decision, StrategyParams, TeamPlayer, WorldView
+from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
 from villa_strategy.formation import roles_for, variant_formation
 
 UPRIGHT = A.UPRIGHT
+BEAM_MISSED = 1.0           # m between our estimate and the beam spot that means a beam did not take effect
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class StrategyStage:
         self.skill_running = False
         self.request_id = 0
         self.last_beam = -math.inf
+        self.beamed_to: tuple[float, float, float] | None = None
+        self.beam_mode = -1
         self.side_left = True
 
     @classmethod
@@ -115,8 +119,15 @@ class StrategyStage:
         self.side_left = side_left
         d = self.player.decide(self.view(), play_mode, game_time, side_left)
         beam = None
-        if d.beam is not None and (t - self.last_beam >= self.beam_period or play_mode not in BEAM_MODES):
-            self.last_beam, beam = t, d.beam
+        if d.beam is not None:
+            # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
+            # falls); again after beam_period only while our estimate says we are not there (the beam was lost)
+            w = self.world
+            fresh = d.beam != self.beamed_to or play_mode != self.beam_mode
+            missed = (w is not None and w.localized and math.dist(w.pose[:2], d.beam[:2]) > BEAM_MISSED
+                      and t - self.last_beam >= self.beam_period)
+            if fresh or missed:
+                self.last_beam, self.beamed_to, self.beam_mode, beam = t, d.beam, play_mode, d.beam
         request = None
         if d.skill and not self.skill_running:
             self.request_id += 1
