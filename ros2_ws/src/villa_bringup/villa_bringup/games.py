@@ -565,6 +565,10 @@ def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
             for i in range(args.games)]
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(args: argparse.Namespace | None = None) -> int:
     if args is None:
         parser = argparse.ArgumentParser(prog="villa games", description=__doc__.splitlines()[0])
@@ -599,6 +603,8 @@ def main(args: argparse.Namespace | None = None) -> int:
           f"A {a.name} ({a.variant}) v B {b.name} ({b.variant}), sides alternating, server {args.server}"
           f"{' (socket)' if args.socket else ''}, {min(args.jobs, len(specs))} at once; output in {out}",
           file=sys.stderr, flush=True)
+    signal.signal(signal.SIGINT, signal.default_int_handler)   # also when started in the background by a script
+    signal.signal(signal.SIGTERM, _interrupt)
     results, errors, interrupted = run_games(specs, args.jobs, out)
     if results:
         s = summarize(results)
