@@ -10,10 +10,8 @@ import math
 import sys
 import threading
 
-import rclpy
 from geometry_msgs.msg import Pose2D, PoseStamped
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64, String
@@ -26,8 +24,7 @@ from villa_bridge.perception import Perception
 from villa_bridge.session import BridgeSession
 from villa_msgs.msg import FootContacts, GameState, HeardMessage, JointCommand, VisionFrame
 from villa_nao.params import declare_from_yaml
-
-QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+from villa_nao.ros import QOS, spin
 
 
 class BridgeNode(Node):
@@ -141,38 +138,9 @@ class BridgeNode(Node):
         super().destroy_node()
 
 
-def main(args=None) -> None:
-    import signal
-
-    from rclpy.executors import ExternalShutdownException
-    from rclpy.experimental import EventsExecutor
-
-    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    stop = threading.Event()
-
-    def on_signal(signum, frame):  # Ctrl-C / SIGTERM: leave the spin loop, stop the socket thread, exit 0
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    node = None
-    try:
-        node = BridgeNode()
-        executor = EventsExecutor()
-        executor.add_node(node)
-        while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except ValueError as e:  # bad parameters: one clear line, no traceback
-        print(f"bridge: {e}", file=sys.stderr)
-        rclpy.try_shutdown()
-        raise SystemExit(2) from None
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+def main(args=None) -> int:
+    return spin(BridgeNode, "bridge", args, (ValueError,))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -7,6 +7,7 @@ config/localization.yaml.
 from __future__ import annotations
 
 import math
+import sys
 
 from geometry_msgs.msg import Point, Pose, Pose2D, PoseArray, PoseWithCovarianceStamped, Quaternion
 from nav_msgs.msg import Odometry
@@ -138,3 +139,7 @@ class LocalizationNode(Node):
 
 def main(args=None) -> int:
     return spin(LocalizationNode, "localization", args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

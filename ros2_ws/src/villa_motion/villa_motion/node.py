@@ -9,6 +9,7 @@ requests: `cmd_walk`, `motion_request` (a skill, ``kick`` / ``kick_<name>`` with
 from __future__ import annotations
 
 import math
+import sys
 import threading
 
 from geometry_msgs.msg import Quaternion
@@ -108,3 +109,7 @@ class MotionNode(Node):
 
 def main(args=None) -> int:
     return spin(MotionNode, "motion", args, (ValueError, SkillError))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

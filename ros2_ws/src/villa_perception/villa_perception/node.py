@@ -6,6 +6,8 @@ time to the image (§4.2); fall state from every IMU reading (§8). Parameters: 
 
 from __future__ import annotations
 
+import sys
+
 from geometry_msgs.msg import Point
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
@@ -114,3 +116,7 @@ class PerceptionNode(Node):
 
 def main(args=None) -> int:
     return spin(PerceptionNode, "perception", args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

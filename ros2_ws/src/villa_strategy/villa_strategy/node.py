@@ -6,6 +6,8 @@ decision per `game_state` message (every server cycle). Parameters: config/strat
 
 from __future__ import annotations
 
+import sys
+
 from geometry_msgs.msg import Point, Pose2D
 from rclpy.node import Node
 from std_msgs.msg import String
@@ -144,3 +146,7 @@ class StrategyNode(Node):
 
 def main(args=None) -> int:
     return spin(StrategyNode, "strategy", args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
