@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds, on villa sim (in
-process by default) or the real SimSpark (vision irrelevant here: the course is open loop, the ground truth scores).
+"""Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds through the game's
+motion arbiter (the head scans as in a game), on villa sim (in process by default) or the real SimSpark (vision
+irrelevant here: the course is open loop, the ground truth scores).
 
     source scripts/env.sh && python bench/motion_course.py [--world inprocess|sim|simspark] [--robot-type 0]
                                                            [--runs 3] [--params FILE --set NAME]
@@ -18,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from villa_motion import arbiter as A
 from villa_motion.params import load_parameter_sets
-from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path
 from villa_optimize.tasks import start_jitter
 from villa_optimize.worlds import make_world
@@ -48,11 +49,12 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
 PARAMS = {"file": None, "set": "goToTarget"}
 
 
-def walk_engine(rt: int, sets=None, name: str | None = None) -> WalkEngine:
-    """The walk with `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set `name` (PARAMS')."""
+def walk_engine(rt: int, sets=None, name: str | None = None) -> A.MotionArbiter:
+    """The game's motion arbiter with walk sets `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set
+    `name` (PARAMS'), the head scanning as in a game."""
     if sets is None:
         sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"))
-    return WalkEngine(sets, name or PARAMS["set"], robot_type=rt)
+    return A.MotionArbiter(replace(A.shipped_config(rt), walk_sets=sets, walk_set=name or PARAMS["set"]))
 
 
 def start_pose(x: float, seed: int) -> tuple[float, float, float]:
@@ -84,7 +86,7 @@ class Walk:
     """Stand 0.5 s, then follow `segments` [(name, seconds, command(t) or None)] with the walk engine (the course),
     or with `distance` walk (1, 0, 0) until the torso is that far from where it started. Ends at the first fall."""
 
-    def __init__(self, start, engine: WalkEngine, segments=None, distance: float | None = None) -> None:
+    def __init__(self, start, engine: A.MotionArbiter, segments=None, distance: float | None = None) -> None:
         self.segments = segments or [("forward", 60.0, lambda t: (1, 0, 0))]
         self.distance = distance
         self.task = Start(start, 0.5 + sum(s for _, s, _ in self.segments))
@@ -104,21 +106,18 @@ class Walk:
         if o.upright < 0.5 and not self.done:
             self.fell_in, self.done = self._segment(t)[0] if t >= 0 else "stand", True
         if t < 0 or self.done:
-            self.w.command_stand()
+            self.w.walk_request(A.WalkRequest(A.WALK_STAND))
         else:
             if self.origin is None:
                 self.origin = (o.x, o.y, t)
             name, local, cmd = self._segment(t)
             c = cmd(local) if cmd is not None else None
-            if c is None:
-                self.w.command_stand()
-            else:
-                self.w.command_normalized(*c)
+            self.w.walk_request(A.WalkRequest(A.WALK_STAND) if c is None else A.WalkRequest(A.WALK_NORMALIZED, *c))
             if self.distance is not None and math.hypot(o.x - self.origin[0], o.y - self.origin[1]) >= self.distance:
                 self.speed, self.done = self.distance / (t - self.origin[2]), True
             elif t >= sum(s for _, s, _ in self.segments):
                 self.done = True
-        return self.w.update(0.02, o.joints).joints
+        return self.w.update(o.t, o.joints).targets
 
     def _segment(self, t: float):
         for name, secs, cmd in self.segments:

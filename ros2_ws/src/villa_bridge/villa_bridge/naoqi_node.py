@@ -15,18 +15,15 @@ import sys
 import threading
 import time
 
-import rclpy
 from geometry_msgs.msg import Point, Vector3
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Imu, JointState
 
 from villa_bridge.naoqi import NaoqiBody, NaoqiError, Watchdog, connect
 from villa_bridge.session import Backoff, retry
 from villa_msgs.msg import FootContact, FootContacts, GameState, JointCommand
 from villa_nao.params import declare_from_yaml
-
-QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+from villa_nao.ros import QOS, spin
 
 
 class NaoqiBridgeNode(Node):
@@ -177,32 +174,7 @@ class NaoqiBridgeNode(Node):
 
 
 def main(args=None) -> int:
-    import signal
-
-    from rclpy.executors import ExternalShutdownException
-    from rclpy.experimental import EventsExecutor
-
-    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    node = None
-    try:
-        node = NaoqiBridgeNode()
-        executor = EventsExecutor()
-        executor.add_node(node)
-        while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except (ValueError, NaoqiError) as e:
-        print(f"naoqi_bridge: {e}", file=sys.stderr)
-        return 2
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return spin(NaoqiBridgeNode, "naoqi_bridge", args, (ValueError, NaoqiError))
 
 
 if __name__ == "__main__":

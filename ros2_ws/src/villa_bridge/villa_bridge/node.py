@@ -10,55 +10,21 @@ import math
 import sys
 import threading
 
-import rclpy
 from geometry_msgs.msg import Pose2D, PoseStamped
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64, String
 
 from villa_bridge import messages
+from villa_bridge.config import make_backend, session_config
 from villa_bridge.effectors import SayError
 from villa_bridge.joint_io import CommandError, command_to_targets
 from villa_bridge.perception import Perception
-from villa_bridge.rcssservermj import RcssservermjBackend
-from villa_bridge.session import Backoff, BridgeSession, SessionConfig
-from villa_bridge.simspark import SimSparkBackend
+from villa_bridge.session import BridgeSession
 from villa_msgs.msg import FootContacts, GameState, HeardMessage, JointCommand, VisionFrame
 from villa_nao.params import declare_from_yaml
-
-QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-
-
-def make_backend(p: dict):
-    """The backend a parameter set asks for; ValueError with the reason when the parameters are wrong."""
-    backend = p["backend"]
-    common = dict(team=str(p["team"]), unum=int(p["unum"]), robot_type=int(p["robot_type"]), sync=bool(p["sync"]))
-    if backend == "rcssservermj":
-        return RcssservermjBackend(gain=float(p["joint_gain"]), **common)
-    if backend == "simspark":
-        return SimSparkBackend(gain=float(p["joint_gain"]), **common)
-    raise ValueError(f"backend must be rcssservermj or simspark, got {backend!r}")
-
-
-def session_config(p: dict) -> SessionConfig:
-    cfg = SessionConfig(host=str(p["host"]), port=int(p["port"]), reconnect=bool(p["reconnect"]),
-                        retry_initial=float(p["retry_initial"]), retry_max=float(p["retry_max"]),
-                        max_attempts=int(p["max_attempts"]), target_deadline=float(p["target_deadline"]),
-                        motion_timeout_cycles=int(p["motion_timeout_cycles"]),
-                        sync_watchdog=float(p["sync_watchdog"]),
-                        idle_cycle_period=float(p["idle_cycle_period"]),
-                        max_message_size=int(p["max_message_size"]), recv_timeout=float(p["recv_timeout"]),
-                        discard_limit=int(p["discard_limit"]))
-    if not 0 < cfg.port < 65536:
-        raise ValueError(f"port must be 1..65535, got {cfg.port}")
-    Backoff(cfg.retry_initial, cfg.retry_max, cfg.max_attempts)   # ValueError for a bad back-off
-    if not 0 <= cfg.target_deadline < 1:
-        raise ValueError(f"target_deadline must be in [0, 1) s, got {cfg.target_deadline}")
-    if not 0 < cfg.sync_watchdog <= 60:
-        raise ValueError(f"sync_watchdog must be in (0, 60] s, got {cfg.sync_watchdog}")
-    return cfg
+from villa_nao.ros import QOS, spin
 
 
 class BridgeNode(Node):
@@ -172,38 +138,9 @@ class BridgeNode(Node):
         super().destroy_node()
 
 
-def main(args=None) -> None:
-    import signal
-
-    from rclpy.executors import ExternalShutdownException
-    from rclpy.experimental import EventsExecutor
-
-    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    stop = threading.Event()
-
-    def on_signal(signum, frame):  # Ctrl-C / SIGTERM: leave the spin loop, stop the socket thread, exit 0
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    node = None
-    try:
-        node = BridgeNode()
-        executor = EventsExecutor()
-        executor.add_node(node)
-        while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except ValueError as e:  # bad parameters: one clear line, no traceback
-        print(f"bridge: {e}", file=sys.stderr)
-        rclpy.try_shutdown()
-        raise SystemExit(2) from None
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+def main(args=None) -> int:
+    return spin(BridgeNode, "bridge", args, (ValueError,))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -145,6 +145,7 @@ class BridgeSession:
         self._seq_seen = 0           # _targets_seq when the previous cycle ended
         self._cycle_time: float | None = None     # server time of the perception being answered
         self._motion_dead = True                  # sync mode: the watchdog expired and no targets came since
+        self._first = True                        # the next message is the connection's first
 
     # --- called from other threads -------------------------------------------------------------------
     def submit_targets(self, targets: Mapping[str, JointTarget], stamp: float | None = None) -> None:
@@ -223,10 +224,8 @@ class BridgeSession:
         self._sock = sock
         sock.settimeout(self.config.recv_timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        for msg in self.backend.hello():
+        for msg in self.begin():
             self._send(sock, msg)
-        first = True
-        self.held = HeldTargets(self.held.joints)   # a new robot starts without targets
         while not self._stop.is_set():
             data = None
             try:
@@ -239,42 +238,55 @@ class BridgeSession:
                 framing.discard(sock, e.size)
                 self.stats.malformed += 1
                 self.log.warning(f"bridge: oversized message skipped ({e}); {self.stats.malformed} malformed so far")
-            t0 = time.monotonic()
-            perception = None
-            try:
-                if data is not None:
-                    perception = parse_perception(data)
-            except ParseError as e:
-                self.stats.malformed += 1
-                self.log.warning(f"bridge: malformed perception skipped ({e}); {self.stats.malformed} so far")
-            if first:
-                first = False
-                reply = self.backend.first_reply()
-                if reply is not None:
-                    self._send(sock, reply)
-                    continue
-            with self._lock:
-                self._targets_event.clear()
-                if perception is not None and perception.time is not None:
-                    self._cycle_time = perception.time
-            angles: dict[str, float] = {}
-            if perception is not None:
-                if self.unum is None:
-                    conf = self.backend.confirmation(perception)
-                    if conf is not None:
-                        self.unum, self.side = conf
-                        self.log.info(f"bridge: server confirmed {self.backend.team} #{conf[0]} on the {conf[1]}")
-                        self.on_confirmed(*conf)
-                names, pos, _ = from_wire(perception.joint_names, perception.joint_angles)
-                angles = dict(zip(names, pos.tolist(), strict=True))
-                self._guarded(self.on_perception, perception, t0)
-                self.stats.spoiled += perception.spoiled
-            # motion answers published joint states only: no perception, nothing to wait for
-            late = self._wait_targets(t0) if perception is not None and angles else False
-            self._send(sock, self._compose(angles))
-            latency = time.monotonic() - t0
-            self.stats.cycles += 1
-            self._guarded(self.on_cycle, latency, late)
+            reply = self.answer(data)
+            if reply is not None:
+                self._send(sock, reply)
+
+    # --- one exchange (the socket loop's, or an in-process server's: villa_sim.hosted) ---------------------------
+    def begin(self) -> list[str]:
+        """A new connection: the messages to send first; a new robot starts without targets."""
+        self._first = True
+        self.held = HeldTargets(self.held.joints)
+        return self.backend.hello()
+
+    def answer(self, data: bytes | None) -> str:
+        """One message from the server (None: an oversized one that was skipped) -> the message to send back."""
+        t0 = time.monotonic()
+        perception = None
+        try:
+            if data is not None:
+                perception = parse_perception(data)
+        except ParseError as e:
+            self.stats.malformed += 1
+            self.log.warning(f"bridge: malformed perception skipped ({e}); {self.stats.malformed} so far")
+        if self._first:
+            self._first = False
+            reply = self.backend.first_reply()
+            if reply is not None:
+                return reply
+        with self._lock:
+            self._targets_event.clear()
+            if perception is not None and perception.time is not None:
+                self._cycle_time = perception.time
+        angles: dict[str, float] = {}
+        if perception is not None:
+            if self.unum is None:
+                conf = self.backend.confirmation(perception)
+                if conf is not None:
+                    self.unum, self.side = conf
+                    self.log.info(f"bridge: server confirmed {self.backend.team} #{conf[0]} on the {conf[1]}")
+                    self.on_confirmed(*conf)
+            names, pos, _ = from_wire(perception.joint_names, perception.joint_angles)
+            angles = dict(zip(names, pos.tolist(), strict=True))
+            self._guarded(self.on_perception, perception, t0)
+            self.stats.spoiled += perception.spoiled
+        # motion answers published joint states only: no perception, nothing to wait for
+        late = self._wait_targets(t0) if perception is not None and angles else False
+        reply = self._compose(angles)
+        latency = time.monotonic() - t0
+        self.stats.cycles += 1
+        self._guarded(self.on_cycle, latency, late)
+        return reply
 
     def _guarded(self, callback, *args) -> None:
         """Run an owner callback; an exception there must not stop the control loop (the server waits on us)."""

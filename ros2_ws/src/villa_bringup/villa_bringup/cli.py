@@ -4,6 +4,7 @@
     villa sim           start the embedded simulator
     villa team          run a team configuration
     villa match         play a match on the embedded simulator
+    villa games         play many headless games and summarize them
     villa record        record topics to MCAP
 
 Subcommands are listed in SUBCOMMANDS as "module:function"; each module is imported only when its
@@ -26,6 +27,9 @@ SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
              "villa_bringup.team:add_arguments"),
     "match": ("villa_bringup.match:main", "play a match on the embedded simulator and print the result",
               "villa_bringup.match:add_arguments"),
+    "games": ("villa_bringup.games:main", "play N headless games between two configurations or variants and "
+              "summarize them (W/D/L, goal difference, falls, localization, kicks)",
+              "villa_bringup.games:add_arguments"),
     "record": ("villa_bringup.record:main", "record topics of a running team to an MCAP file (ROS 2 encoding)",
                "villa_bringup.record:add_arguments"),
     "optimize": ("villa_optimize.cli:main", "optimize walk or kick parameters with CMA-ES on parallel villa sims",

@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from villa_bringup.accounting import Accounting, beamed
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
-
-FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on the ground
 
 
 def _log(msg: str) -> None:
@@ -35,17 +32,6 @@ def _log(msg: str) -> None:
 
 class MatchError(RuntimeError):
     """The match could not be completed; the message is the reason."""
-
-
-@dataclass
-class TeamStats:
-    name: str
-    side: str
-    score: int = 0
-    possession_samples: int = 0
-    falls: int = 0
-    loc_errors: list[float] = field(default_factory=list)
-    heading_errors: list[float] = field(default_factory=list)
 
 
 class CpuMeter:
@@ -85,13 +71,6 @@ class CpuMeter:
             g = self._group[pid]
             out[g] = out.get(g, 0.0) + max(0.0, last - self._first[pid])
         return out
-
-
-def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, float, float]:
-    """The server's global (left team's) frame -> a team's own field frame (the right team's is turned 180°)."""
-    if side == "left":
-        return x, y, yaw
-    return -x, -y, math.remainder(yaw + math.pi, 2 * math.pi)
 
 
 SERVERS = {"villa": "rcssservermj", "simspark": "simspark"}      # --server -> the bridge backend that speaks to it
@@ -291,20 +270,13 @@ def play(args: argparse.Namespace) -> dict:
         lease.release()
 
 
-def beamed(gt) -> bool:
-    """Every player stands upright on its own half: the beams before the kick-off have happened."""
-    return all(p.upright > 0.9 and (p.position[0] < 0) == (side == "left") for (side, _), p in gt.players.items())
-
-
 def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
-    stats = {"left": TeamStats(left_team, "left"), "right": TeamStats(right_team, "right")}
-    fallen: dict[tuple[str, int], bool] = {}
+    account = Accounting(left_team, right_team)
     gt = trainer.truth()
     start_game, start_wall = gt.game_time, time.monotonic()
     last_sim, last_advance = gt.sim_time, time.monotonic()
     last_print = 0.0
     second_half_started = False
-    samples = 0
     cpu = CpuMeter()
 
     def cpu_groups() -> dict[str, list[int]]:
@@ -328,8 +300,7 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
         if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not second_half_started:
             second_half_started = True
             trainer.kick_off("Right")
-        samples += 1
-        _account(gt, stats, fallen, poses)
+        account.sample(gt, poses.latest if poses is not None else None)
         played = gt.game_time - start_game
         if now - last_print >= 5.0 or played >= args.duration:
             last_print = now
@@ -341,40 +312,11 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     wall = time.monotonic() - start_wall
     cpu.sample(cpu_groups())
     cpu_s = cpu.seconds()
-    stats["left"].score, stats["right"].score = gt.score_left, gt.score_right
-    result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": samples,
+    result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": account.samples,
               "cpu_seconds": cpu_s, "cpu_cores": sum(cpu_s.values()) / max(wall, 1e-6),
-              "teams": {s.side: _summary(s, samples) for s in stats.values()}}
+              "teams": {side: account.summary(side) for side in ("left", "right")}}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
-
-
-def _account(gt, stats: dict[str, TeamStats], fallen: dict, poses: PoseListener | None) -> None:
-    best, best_d = None, math.inf
-    for (side, unum), p in gt.players.items():
-        d = math.dist(p.position[:2], gt.ball[:2])
-        if d < best_d:
-            best, best_d = side, d
-        down = p.upright < FALLEN_UPRIGHT
-        if down and not fallen.get((side, unum), False):
-            stats[side].falls += 1
-        fallen[(side, unum)] = down
-        est = poses.latest.get((stats[side].name, unum)) if poses is not None else None
-        if est is not None and not down:
-            tx, ty, tyaw = team_relative(side, p.position[0], p.position[1], p.yaw)
-            stats[side].loc_errors.append(math.hypot(est[0] - tx, est[1] - ty))
-            stats[side].heading_errors.append(abs(math.degrees(math.remainder(est[2] - tyaw, 2 * math.pi))))
-    if best is not None:
-        stats[best].possession_samples += 1
-
-
-def _summary(s: TeamStats, samples: int) -> dict:
-    def mean(v):
-        return sum(v) / len(v) if v else None
-
-    return {"team": s.name, "score": s.score, "possession": s.possession_samples / max(samples, 1),
-            "falls": s.falls, "loc_error_mean": mean(s.loc_errors), "heading_error_mean": mean(s.heading_errors),
-            "loc_samples": len(s.loc_errors)}
 
 
 def print_table(result: dict) -> None:

@@ -4,7 +4,8 @@
     backend: rcssservermj       # default for every player: rcssservermj | simspark | naoqi
     server: {host: 127.0.0.1, port: 3100}
     composition: player         # player: one process per player (EventsExecutor); node: one process per node
-    variant: villa              # strategy variant (villa | allball | static), UT Austin Villa 2011 report §11.5
+    variant: villa              # strategy variant (villa | allball | static | defense | boxes), UT Austin Villa 2011
+                                # report §11.5
     stagger: 1.0                # s between player starts (the bridge also waits for the server's confirmation)
     players:
       - {unum: 1, robot_type: 0}
@@ -30,7 +31,8 @@ from villa_nao.params import config_path
 
 BACKENDS = ("rcssservermj", "simspark", "naoqi")
 COMPOSITIONS = ("player", "node")
-VARIANTS = ("villa", "allball", "static")
+VARIANTS = ("villa", "allball", "static", "defense", "boxes")    # villa_strategy.decision.VARIANTS (§11.5)
+SHARED_WITH_STRATEGY = ("walk_parameter_sets", "kick_parameter_set")   # motion parameters the strategy must share
 ROBOT_TYPES = range(5)
 MAX_PLAYERS = 11
 # SimSpark's heterogeneous-team rules (shared/simspark/SIMSPARK_FACTS.md, naosoccersim.rb).
@@ -127,8 +129,11 @@ class TeamConfig:
             if name == "motion":
                 overrides["simulator"] = player.backend          # the per-simulator motion data (docs/motion.md)
             if name == "strategy":
+                # the strategy plans with the player's own robot: its type, simulator, walk sets and kicks (motion's)
+                motion = player.params.get("motion", {})
                 overrides = {**common, "variant": self.variant, "team_size": len(self.players),
-                             "simulator": player.backend}
+                             "robot_type": player.robot_type, "simulator": player.backend,
+                             **{k: motion[k] for k in SHARED_WITH_STRATEGY if k in motion}}
             specs.append(NodeSpec(kind, ns, _params_file(kind), {**overrides, **player.params.get(name, {})}))
         return specs
 

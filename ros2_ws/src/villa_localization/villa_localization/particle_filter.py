@@ -242,9 +242,14 @@ class ParticleFilter:
         the particles within `core` m of the best cluster (the densest particle's neighbourhood). While lost, the
         covariance is the whole set's about that mean, with position sigmas of at least `lost_sigma`."""
         p, w = self.particles, self.weights
-        bins = (np.arange(-F.HALF_LENGTH - 1, F.HALF_LENGTH + 1 + core, core),
-                np.arange(-F.HALF_WIDTH - 1, F.HALF_WIDTH + 1 + core, core))
-        hist, xe, ye = np.histogram2d(p[:, 0], p[:, 1], bins=bins, weights=w)
+        xe = np.arange(-F.HALF_LENGTH - 1, F.HALF_LENGTH + 1 + core, core)
+        ye = np.arange(-F.HALF_WIDTH - 1, F.HALF_WIDTH + 1 + core, core)
+        nx, ny = len(xe) - 1, len(ye) - 1
+        # a weighted 2-D histogram of the positions over those cells (np.histogram2d's, without its generality)
+        ix = np.floor((p[:, 0] - xe[0]) / core).astype(int)
+        iy = np.floor((p[:, 1] - ye[0]) / core).astype(int)
+        inside = (ix >= 0) & (ix < nx) & (iy >= 0) & (iy < ny)
+        hist = np.bincount(ix[inside] * ny + iy[inside], weights=w[inside], minlength=nx * ny).reshape(nx, ny)
         # the densest 3x3 block of cells
         padded = np.pad(hist, 1)
         block = sum(padded[i:i + hist.shape[0], j:j + hist.shape[1]] for i in range(3) for j in range(3))

@@ -132,6 +132,22 @@ def test_odometry_and_stopping_with_jog():
     assert standing_at is not None and standing_at >= 0.5               # jogs in place at least 0.5 s
 
 
+def test_stop_stands_at_once_and_walking_resumes_from_rest():
+    w = WalkEngine({"p": P})
+    assert w.standing
+    w.command_normalized(1.0, 0.0, 0.0)
+    for _ in range(100):
+        w.update(0.02)
+    assert not w.standing and w.step[0] > 0
+    w.stop()                                                           # no jog: the next cycle stands
+    out = w.update(0.02)
+    assert w.standing and out.standing and out.odometry == (0.0, 0.0, 0.0)
+    assert np.all(w.step == 0.0)
+    w.command_normalized(1.0, 0.0, 0.0)
+    first = [float(w.step[0]) for _ in range(60) if w.update(0.02) is not None]
+    assert not w.standing and 0 < max(first) < P.max_step_x             # steps grow again from zero (P control)
+
+
 def test_joint_targets_reach_the_feet_targets():
     w = WalkEngine({"p": P})
     out = w.update(0.02)

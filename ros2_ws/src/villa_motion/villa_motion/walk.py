@@ -192,6 +192,21 @@ class WalkEngine:
         self.stop_requested = True
         self.desired = np.zeros(3)
 
+    def stop(self) -> None:
+        """Stop at once, without the §10.4.3 jog: the next update stands. For a skill or kick that took the legs (the
+        robot is standing when it ends) and after a fall."""
+        self.walking = False
+        self.stop_requested = True
+        self.desired = np.zeros(3)
+        self.step[:] = 0.0
+        self._jog_left = 0.0
+        self._prev_stance = None
+
+    @property
+    def standing(self) -> bool:
+        """True when the walk stands still (never commanded, stopped, or the jog after command_stand has ended)."""
+        return not self.walking
+
     def max_speed(self) -> tuple[float, float, float]:
         p = self.sets[self.set_name]
         return p.max_step_x / p.phase_length, p.max_step_y / p.phase_length, p.max_step_theta / p.phase_length

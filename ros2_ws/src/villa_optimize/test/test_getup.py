@@ -142,3 +142,17 @@ def test_goal_front_succeeds_when_the_accelerometer_says_prone():
             t += 0.02
         a = ep.result()
         assert a.success == ok and (a.score > 10) == ok, acc_x
+
+
+def test_an_impact_spike_is_not_lying_on_the_front():
+    """The accelerometer is low-passed: one cycle's -3 g knock while the robot lies on its back neither succeeds nor
+    counts as having got over (the shaping would reward banging the ground)."""
+    skill = load_dir(SKILLS)["stand"]
+    ep = GetupEpisode(GetupTrial("back", (0.0, 0.0, 0.0)), skill, {}, goal="front")
+    t, n = 0.0, 0
+    while not ep.done:
+        ep.step(Observation(t, 0.0, 0.0, 0.0, 0.0, {}, z=0.06, acc=(-30.0 if n == 10 else 9.6, 0.0, 1.0)))
+        t, n = t + 0.02, n + 1
+    a = ep.result()
+    assert not a.success and a.lies_on == "back"
+    assert a.over[0] < 0.5

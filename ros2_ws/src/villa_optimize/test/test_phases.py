@@ -79,6 +79,19 @@ def test_dribble_phase_rewards_ball_progress_toward_goal():
     assert p.utility() == pytest.approx(1.0)
 
 
+def test_dribble_phase_commands_the_games_dribble_in_the_field_frame():
+    from villa_motion.kick import StandPose
+    from villa_strategy import behaviours as B
+
+    p = DribbleOptPhase((21.0, 0.0), 30.0, origin=(-6.0, 0.0, 0.0))
+    s = Sample(0.0, 0.1, 0.2, 0.3, (1.4, 0.5))          # course frame: the field's (-5.9, 0.2) facing 0.3 rad
+    p.start(s)
+    cmd = p.command(s, 0.6, 0.3)
+    _, order = B.dribble((-5.9, 0.2), 0.3, (-4.6, 0.5), body=B.Body(0, {"": (0.6, 0.3)}, {"": StandPose()}))
+    assert (cmd.x, cmd.y, cmd.theta) == pytest.approx((order.x, order.y, order.theta))
+    assert not cmd.stand and cmd.distance > 0
+
+
 def test_walk_inputs_of_section_10_4_1():
     assert normalized_walk(0.0, 0.6, 0.3) == pytest.approx((1.0, 0.0))
     assert normalized_walk(math.pi / 2, 0.6, 0.3) == pytest.approx((0.0, 1.0), abs=1e-9)

@@ -10,9 +10,10 @@ far it came (1.5 x the most upright the torso got, 1.5 x the highest it rose as 
 upright it ended, and 2 x the seconds, up to 1, it stood upright at standing height), so CMA-ES has a slope to climb
 before the first success: sitting up, then standing for a moment. The evaluation's fitness is the mean over trials.
 
-With goal "front" a trial succeeds instead when the robot lies on its front 1 s after the skill (the accelerometer's x
-below -0.8 g: "up" along the torso's -x): a back get-up that rolls the robot over, after which §8's chain runs getup_front (the motion node picks
-the skill the accelerometer asks for). A failure then scores 2 x how far over it got at best and 2 x at the end.
+With goal "front" a trial succeeds instead when the robot lies on its front 1 s after the skill (the low-passed
+accelerometer's x below -0.8 g: "up" along the torso's -x): a back get-up that rolls the robot over, after which §8's
+chain runs getup_front (the motion node picks the skill the accelerometer asks for). A failure then scores 2 x how far
+over it got at best and 2 x at the end.
 
 Bounds: an angle variable's range is the stops of the joint it sets (degrees, as in the skill file; the right-side
 joint of a mirrored pair gives the same range); a wait's is 0.04 to 1.5 s (villa_optimize's config/getup_space.yaml
@@ -41,6 +42,7 @@ CHECK_AFTER = 1.0            # s after the skill ended
 WAIT_BOUNDS = (0.04, 1.5)    # s
 SKILLS = {"getup_back": "back", "getup_front": "front"}
 GOALS = ("stand", "front")
+ACC_FILTER = 0.2             # the accelerometer's low-pass per cycle (about 0.1 s)
 PRONE = 0.8                  # -accelerometer x / g above which a robot lies on its front (§8's fall detection)
 
 
@@ -124,6 +126,7 @@ class GetupEpisode:
         self.task = trial
         self.skill, self.variables, self.goal = skill, variables, goal
         self.over = -1.0
+        self.acc_x: float | None = None
         self.player: SkillPlayer | None = None
         self.t0: float | None = None
         self.t_end: float | None = None
@@ -142,7 +145,9 @@ class GetupEpisode:
         self.most_upright = max(self.most_upright, o.upright)
         if o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT:
             self.stood += self.CYCLE
-        over = -o.acc[0] / 9.81 if o.acc is not None else -1.0
+        if o.acc is not None:   # low-passed (0.1 s): an impact's spike is not lying on the front
+            self.acc_x = o.acc[0] if self.acc_x is None else self.acc_x + ACC_FILTER * (o.acc[0] - self.acc_x)
+        over = float(np.clip(-self.acc_x / 9.81, -1.0, 1.0)) if self.acc_x is not None else -1.0
         self.over = max(self.over, over)
         targets = self.player.update(self.CYCLE)
         if self.player.done:
@@ -151,7 +156,7 @@ class GetupEpisode:
             elif o.t - self.t_end >= CHECK_AFTER - 1e-9:
                 standing = bool(o.upright > STAND_UPRIGHT and o.z > STAND_HEIGHT)
                 ok = bool(over > PRONE) if self.goal == "front" else standing
-                lies_on = None if standing or o.acc is None else ("back" if o.acc[0] > 0 else "front")
+                lies_on = None if standing or self.acc_x is None else ("back" if self.acc_x > 0 else "front")
                 self.attempt = GetupAttempt(ok, self.t_end - self.t0, self.height, o.upright, self.most_upright,
                                             lies_on, self.stood, self.goal, (self.over, over))
                 self.done = True

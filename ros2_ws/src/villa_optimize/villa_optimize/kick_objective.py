@@ -1,8 +1,8 @@
 """The kick task and objective: UT Austin Villa 2011 report §13.2 (kick optimization).
 
 The robot approaches the ball from ten angles along a half circle arc around it (1 m away, on the side away from
-the target), walking with the goToTarget set to the kick's approach pose (villa_motion.kick.approach_pose), then
-kicks toward the target with villa_motion's KickEngine (a candidate = the kick's parameter_vector values). Each
+the target) with the game's kick behaviour and motion arbiter (KickEpisode), then kicks toward the target (a
+candidate = the kick's parameter_vector values). Each
 attempt scores the distance the ball travels toward the target; an attempt in which the robot falls, runs into the
 ball (it moves over 0.15 m before the kick starts) or has not kicked 10 s after the approach started scores -1
 (§13.2). Fitness = the mean over the attempts.
@@ -16,15 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import yaml
 
+from villa_motion import arbiter as A
+from villa_motion import head as H
 from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
-from villa_motion.walk import WalkEngine
 from villa_nao import field as F
 from villa_optimize.space import Space, write_text_atomic
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation
@@ -87,19 +88,21 @@ class KickAttempt:
 
 
 class KickEpisode:
-    """The game's approach (villa_strategy.behaviours.kick_approach, §13.1.1: walk to the kick's target offset until
-    the kick engine can reach the ball), then, as in the motion node, the walk stops and the kick starts from
-    standing (refused: approach again), then the roll."""
+    """The game's kick, as the seed's optimization agents run it (only the skill choice is the task's): the strategy's
+    KickBehaviour (§13.1.1: approach the kick's target offset, request the kick when the IK reaches the ball) with its
+    pool narrowed to the kick being optimized, the head on the ball, and the motion arbiter (the walk stops, the ball
+    carried by odometry, the kick engine from standing; a refused kick sends the robot back to approaching), then the
+    roll."""
 
     CYCLE = 0.02
 
     def __init__(self, trial: KickTrial, kick: KK.KickDef, walk_sets, robot_type: int = 0) -> None:
         self.task = trial
         self.kick = kick
-        self.walk = WalkEngine(walk_sets, "goToTarget", robot_type=robot_type)
-        self.stand_pose = KK.StandPose.from_walk(walk_sets["goToTarget"])
-        self.robot_type = robot_type
-        self.engine: KK.KickEngine | None = None
+        self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type), walk_sets=walk_sets, walk_set="goToTarget",
+                                              kicks={kick.name: kick}), log=lambda level, text: None)
+        self.behaviour = B.KickBehaviour({kick.name: kick}, B.Body.from_walk_sets(walk_sets, robot_type),
+                                         reach_margin=REACH_MARGIN)
         self.target = np.array(trial.ball) + 20.0 * np.array([math.cos(TARGET_DIR), math.sin(TARGET_DIR)])
         self.state = "settle"
         self.t0: float | None = None
@@ -109,7 +112,7 @@ class KickEpisode:
         self.done = False
         self.t_last = 0.0
         self.kick_started = 0.0
-        self.stand: dict[str, float] = {}
+        self.requests = 0
 
     def _finish(self, score: float, outcome: str, **kicked) -> None:
         self.attempt = KickAttempt(score, outcome, **kicked)
@@ -122,53 +125,41 @@ class KickEpisode:
         ball = np.array(o.ball if o.ball is not None else self.task.ball, dtype=float)
         if not self.done and o.upright < UPRIGHT_FALLEN:
             self._finish(-1.0, "fell")
-        if self.done:
-            return self.walk.update(self.CYCLE, o.joints).joints
-        if self.state == "settle":
-            self.walk.command_stand()
-            if o.t - self.t0 >= self.task.settle:
-                self.state, self.t_state, self.ball_start = "approach", o.t, ball.copy()
-        if self.state in ("approach", "stopping"):
+        if self.state == "settle" and o.t - self.t0 >= self.task.settle:
+            self.state, self.t_state, self.ball_start = "approach", o.t, ball.copy()
+        if self.state == "approach" and not self.done:
             if np.linalg.norm(ball - self.ball_start) > RAN_INTO_BALL:
                 self._finish(-1.0, "ran_into_ball")
-                return self.walk.update(self.CYCLE, o.joints).joints
-            if o.t - self.t_state > KICK_TIMEOUT:
+            elif o.t - self.t_state > KICK_TIMEOUT:
                 self._finish(-1.0, "timeout")
-                return self.walk.update(self.CYCLE, o.joints).joints
-        if self.state == "approach":
-            max_x, max_y, _ = self.walk.max_speed()
-            _, order = B.kick_approach(self.kick, (o.x, o.y), o.yaw, ball, TARGET_DIR, max_x, max_y,
-                                       reach_margin=REACH_MARGIN, stand=self.stand_pose, robot_type=self.robot_type)
-            if order is None:
-                self.state = "stopping"
+        rel = F.to_local(ball, (o.x, o.y), o.yaw)
+        self.motion.head(A.HeadRequest(H.BALL_FOCUS, target=(float(rel[0]), float(rel[1]))))
+        if self.done or self.state == "settle":
+            self.motion.walk_request(A.WalkRequest(A.WALK_STAND))
+        elif self.state == "approach" and self.motion.mode == A.Mode.WALK:     # approaching (again, after a refusal)
+            step = self.behaviour.execute((o.x, o.y), o.yaw, ball, TARGET_DIR)
+            if step.skill is not None:
+                self.requests += 1
+                self.motion.request(A.SkillRequest(step.skill, step.params, self.requests))
             else:
-                self.walk.command_normalized(order.x, order.y, order.theta, order.parameter_set)
-        if self.state == "stopping":                     # the motion node: the walk stops, then the kick starts
-            self.walk.command_stand()
-            out = self.walk.update(self.CYCLE, o.joints)
-            if out.standing:
-                self.engine = KK.KickEngine(self.kick, self.stand_pose, self.robot_type)
-                if self.engine.start(F.to_local(ball, (o.x, o.y), o.yaw)):
-                    self.state, self.kick_started = "kick", o.t - self.t_state
-                else:                                    # refused (§13.1.1): approach again
-                    self.state = "approach"
-            return out.joints
-        if self.state == "kick":
-            joints = self.engine.update(self.CYCLE, o.joints)
-            if self.engine.done:
-                self.state, self.t_state = "roll", o.t
-                self.stand = joints
-            return joints
-        if self.state == "roll":
-            if o.t - self.t_state >= ROLL_TIME:
-                d0 = float(np.linalg.norm(self.target - self.ball_start))
-                d1 = float(np.linalg.norm(self.target - ball))
-                travel, to_target = ball - self.ball_start, self.target - self.ball_start
-                err = B.wrap(math.atan2(travel[1], travel[0]) - math.atan2(to_target[1], to_target[0]))
-                self._finish(d0 - d1, "kicked", distance=float(np.linalg.norm(travel)), direction_error=err,
-                             time_to_kick=self.kick_started)
-            return self.stand
-        return self.walk.update(self.CYCLE, o.joints).joints
+                w = step.walk
+                self.motion.walk_request(A.WalkRequest(A.WALK_STAND if w.stop else A.WALK_NORMALIZED, w.x, w.y,
+                                                       w.theta, w.parameter_set))
+        out = self.motion.update(o.t, o.joints)
+        if self.done:
+            return out.targets
+        if self.state == "approach" and out.mode == A.Mode.KICK:
+            self.state, self.kick_started = "kick", o.t - self.t_state
+        elif self.state == "kick" and out.mode != A.Mode.KICK:
+            self.state, self.t_state = "roll", o.t
+        elif self.state == "roll" and o.t - self.t_state >= ROLL_TIME:
+            d0 = float(np.linalg.norm(self.target - self.ball_start))
+            d1 = float(np.linalg.norm(self.target - ball))
+            travel, to_target = ball - self.ball_start, self.target - self.ball_start
+            err = B.wrap(math.atan2(travel[1], travel[0]) - math.atan2(to_target[1], to_target[0]))
+            self._finish(d0 - d1, "kicked", distance=float(np.linalg.norm(travel)), direction_error=err,
+                         time_to_kick=self.kick_started)
+        return out.targets
 
     def timed_out(self) -> bool:
         return self.t0 is not None and self.t_last - self.t0 > self.task.duration() + 2.0

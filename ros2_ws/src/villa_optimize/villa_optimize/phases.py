@@ -9,7 +9,8 @@ Fall = 5 when the robot fell during the phase:
     reward_move   = distance along the commanded direction - Fall   (MoveOptPhase)
 
 Samples are in the course frame: origin at the robot's start pose, x along its heading then (metres, radians).
-Pure module: no ROS, no simulator; the episode (tasks.py) feeds it samples and turns commands into walk inputs.
+Pure module: no ROS, no simulator; the episode (tasks.py) feeds it samples and turns commands into walk inputs. The
+dribble phase runs the game's dribble behaviour (villa_strategy).
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from villa_motion.kick import StandPose
 from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk inputs (re-exported for the tasks)
+from villa_nao import field as F
+from villa_strategy import behaviours as B
 
 FALL = 5.0          # §10.3.2: "Fall is 5 if the robot fell and 0 otherwise"
 
@@ -188,15 +192,16 @@ class MoveOptPhase(OptPhase):
 
 class DribbleOptPhase(OptPhase):
     """§10.3.1 driveBallToGoal: drive the ball toward the goal; rewarded by the distance the ball travels toward it.
-    Walking follows the agent's own ball approach (§12.4: behind the ball on the ball-goal line, walk through it when
-    lined up)."""
+    Walking is the game's dribble (villa_strategy.behaviours.dribble, §12.4-12.6), run in the field frame: `origin`
+    is the course frame's pose on the field (the task's start), `goal` the opponent goal in the course frame."""
 
     kind = "dribble"
 
-    def __init__(self, goal: tuple[float, float], duration: float, behind: float = 0.25) -> None:
+    def __init__(self, goal: tuple[float, float], duration: float,
+                 origin: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> None:
         super().__init__(duration)
         self.goal = (float(goal[0]), float(goal[1]))
-        self.behind = behind
+        self.origin = tuple(float(v) for v in origin)
         self.ball0: tuple[float, float] | None = None
         self.ball1: tuple[float, float] | None = None
 
@@ -218,23 +223,17 @@ class DribbleOptPhase(OptPhase):
         return over
 
     def command(self, s: Sample, max_x: float, max_y: float) -> WalkCmd:
-        bx, by = s.ball
-        gdir = math.atan2(self.goal[1] - by, self.goal[0] - bx)
-        ux, uy = math.cos(gdir), math.sin(gdir)
-        tx, ty = bx - self.behind * ux, by - self.behind * uy        # behind the ball on the ball-goal line
-        to_ball = math.hypot(bx - s.x, by - s.y)
-        ahead = (bx - s.x) * ux + (by - s.y) * uy                      # > 0: the ball is between us and the goal
-        if ahead < 0.0 and to_ball < 3.0:                             # in front of the ball: go around it
-            px, py = -(by - s.y) / to_ball, (bx - s.x) / to_ball
-            a, b = (bx + 0.5 * px, by + 0.5 * py), (bx - 0.5 * px, by - 0.5 * py)
-            tx, ty = min((a, b), key=lambda p: math.hypot(p[0] - tx, p[1] - ty))
-        elif to_ball < 0.45 and abs(wrap(gdir - s.yaw)) < math.radians(25):
-            tx, ty = bx + 0.5 * ux, by + 0.5 * uy                      # lined up: walk through the ball
-        heading = math.atan2(ty - s.y, tx - s.x)
-        rel = wrap(heading - s.yaw)
-        x, y = normalized_walk(rel, max_x, max_y)
-        want = heading if to_ball > 0.6 else gdir
-        return WalkCmd(x, y, turn_input(wrap(want - s.yaw)), bearing=rel, distance=math.hypot(tx - s.x, ty - s.y))
+        ox, oy, oth = self.origin
+        me = F.from_local((s.x, s.y), (ox, oy), oth)
+        theta = wrap(s.yaw + oth)
+        ball = F.from_local(s.ball, (ox, oy), oth)
+        body = B.Body(0, {"": (max_x, max_y)}, {"": StandPose()})    # the walk set the task drives (its speeds)
+        target, order = B.dribble(me, theta, ball, body=body)
+        if order.stop:
+            return STAND
+        rel = wrap(math.atan2(target[1] - me[1], target[0] - me[0]) - theta)
+        return WalkCmd(order.x, order.y, order.theta, bearing=rel, distance=math.hypot(target[0] - me[0],
+                                                                                          target[1] - me[1]))
 
     def reward(self) -> float:
         if self.ball0 is None:

@@ -10,7 +10,9 @@
   toward the goal (minus Fall if the robot fell).
 
 An Episode runs one task on one robot: it turns ground-truth observations into course-frame samples, feeds the
-phases, drives villa_motion's WalkEngine with their commands and returns the joint targets for the cycle.
+phases, drives villa_motion's motion arbiter (the game's) with their walk commands and returns the joint targets for
+the cycle. The walk parameter set each command uses follows the game's §10.3 rule (villa_strategy.behaviours.walk_set),
+with the candidate in the place the task optimizes.
 Deviation from §10.4.2: the optimization agent has no get-up, so a fall ends the episode; the phase in which the
 robot fell scores its reward - Fall and every phase not started scores -Fall (the later the fall, the less bad).
 """
@@ -21,7 +23,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from villa_motion.walk import WalkEngine, WalkParams
+from villa_motion import arbiter as A
+from villa_motion.walk import WalkParams
 from villa_nao import field as F
 from villa_optimize.phases import (
     FALL,
@@ -32,6 +35,7 @@ from villa_optimize.phases import (
     WaypointOptPhase,
     wrap,
 )
+from villa_strategy import behaviours as B
 
 FIELD_GOAL_X = 15.0          # opponent goal line (SimSpark field, 30 m long), global frame
 UPRIGHT_FALLEN = 0.5         # z of the torso's up axis below which the robot counts as fallen (as bench/motion_course)
@@ -130,7 +134,7 @@ def go_to_target_phases() -> list[OptPhase]:
 
 def drive_ball_phases() -> list[OptPhase]:
     start_x = -6.0
-    return [DribbleOptPhase((FIELD_GOAL_X - start_x, 0.0), 30.0)]
+    return [DribbleOptPhase((FIELD_GOAL_X - start_x, 0.0), 30.0, origin=(start_x, 0.0, 0.0))]
 
 
 TASKS: dict[str, Task] = {
@@ -170,7 +174,9 @@ class Episode:
     def __init__(self, task: Task, parameter_sets: dict[str, WalkParams], robot_type: int = 0) -> None:
         self.task = task
         initial = task.base_set if task.base_set in parameter_sets else task.optimized_set
-        self.walk = WalkEngine(parameter_sets, initial, robot_type=robot_type)
+        self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type), walk_sets=parameter_sets,
+                                              walk_set=initial))
+        self.walk = self.motion.walk
         self.phases = task.make_phases()
         self.index = -1                # -1 while settling
         self.t_first: float | None = None
@@ -194,14 +200,13 @@ class Episode:
         self.t_last = o.t
         if not self.done:
             self._advance(o)
-        out = self.walk.update(self.CYCLE, o.joints)
-        return out.joints
+        return self.motion.update(o.t, o.joints).targets
 
     def _advance(self, o: Observation) -> None:
         s = self.to_course(o)
         fallen = o.upright < UPRIGHT_FALLEN
         if self.index < 0:                                   # settling: stand after placement
-            self.walk.command_stand()
+            self.motion.walk_request(A.WalkRequest(A.WALK_STAND))
             if fallen:
                 self._fall(o.t)
                 return
@@ -231,7 +236,7 @@ class Episode:
         self.index += 1
         if self.index >= len(self.phases):
             self.done = True
-            self.walk.command_stand()
+            self.motion.walk_request(A.WalkRequest(A.WALK_STAND))
             return
         self.phases[self.index].start(s)
 
@@ -239,15 +244,15 @@ class Episode:
         max_x, max_y, _ = self.walk.max_speed()
         cmd = phase.command(s, max_x, max_y)
         if cmd.stand:
-            self.walk.command_stand()
+            self.motion.walk_request(A.WalkRequest(A.WALK_STAND))
             return
         name = self.task.base_set
         if self.task.sprint_rule:
-            if abs(cmd.bearing) < math.radians(15) and cmd.distance > 1.0:     # §10.3.2 sprint set rule
+            if B.walk_set(cmd.bearing, cmd.distance) == "sprint":              # the game's §10.3.2 sprint rule
                 name = self.task.optimized_set
         elif self.task.optimized_set in self.walk.sets:
             name = self.task.optimized_set
-        self.walk.command_normalized(cmd.x, cmd.y, cmd.theta, name)
+        self.motion.walk_request(A.WalkRequest(A.WALK_NORMALIZED, cmd.x, cmd.y, cmd.theta, name))
 
     def _fall(self, t: float) -> None:
         self.fell = True

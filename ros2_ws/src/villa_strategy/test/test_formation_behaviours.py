@@ -150,8 +150,32 @@ def test_variants_allball_and_static():
     s = D.TeamPlayer(3, D.StrategyParams(team_size=3, variant="static"))
     d = s.decide(_view((-6.0, -3.0, 0.0), (0.0, 0.0), {1: (-14, 0), 2: (-1, 0)}), D.PLAY_ON, 1.0, True)
     assert d.role == formation.ROLE_ORDER[2] and d.method == "static"
-    with pytest.raises(ValueError, match="variant"):
-        D.TeamPlayer(1, D.StrategyParams(variant="boxes"))
+    with pytest.raises(ValueError, match="variant must be one of villa, allball, static, defense, boxes"):
+        D.TeamPlayer(1, D.StrategyParams(variant="banana"))
+
+
+def test_variants_defense_and_boxes():
+    """§11.5 Defense: only onBall and the stopper attack; Boxes: the roles keep to fixed boxes of the field."""
+    ball = (6.0, 4.0)
+    villa = formation.variant_formation("villa", ball, 7)
+    defense = formation.variant_formation("defense", ball, 7)
+    for role in ("goalie", "onBall", "stopper", "backLeft", "backRight"):
+        np.testing.assert_allclose(defense[role], villa[role])
+    for role in ("forwardLeft", "forwardRight"):        # in front of the ball with villa, behind it (defending) here
+        assert villa[role][0] >= ball[0] - 1e-9 and defense[role][0] < ball[0] - 3.0
+    assert formation.variant_formation("defense", ball, 2).keys() == villa.keys() - {"goalie", "backLeft",
+                                                                                       "backRight", "forwardLeft",
+                                                                                       "forwardRight"}
+    for b in ((6.0, 4.0), (-12.0, -8.0), (14.0, 9.0)):
+        boxes = formation.variant_formation("boxes", b, 11)
+        np.testing.assert_allclose(boxes["onBall"], np.clip(b, -15, 15))
+        for role, (x0, x1, y0, y1) in formation.BOXES.items():
+            assert x0 - 1e-9 <= boxes[role][0] <= x1 + 1e-9 and y0 - 1e-9 <= boxes[role][1] <= y1 + 1e-9, role
+    far = formation.variant_formation("boxes", (12.0, 0.0), 2)["stopper"]    # not 1.5 m behind the ball: its box
+    assert far[0] == pytest.approx(0.0) and villa["stopper"][0] == pytest.approx(4.5)
+    p = D.TeamPlayer(2, D.StrategyParams(team_size=2, variant="boxes"))
+    d = p.decide(_view((-6.0, -3.0, 0.0), (12.0, 0.0), {1: (11.5, 0.5)}), D.PLAY_ON, 1.0, True)
+    assert d.role == "stopper" and d.target == pytest.approx((0.0, 0.0)) and d.method == "scram_mmd"
 
 
 def test_goalie_dives_at_a_shot():
@@ -200,3 +224,18 @@ def test_goalie_does_not_dive_on_untrusted_or_repeated_estimates():
     assert p.decide(D.WorldView(**shot), D.PLAY_ON, 5.0, True).skill == "dive_center"
     assert p.decide(D.WorldView(**shot), D.PLAY_ON, 7.0, True).skill is None          # cooling down
     assert p.decide(D.WorldView(**shot), D.PLAY_ON, 10.5, True).skill == "dive_center"
+
+
+@pytest.mark.parametrize("size", range(1, 12))
+def test_kickoff_positions_are_apart_in_the_own_half(size):
+    """Beams before a kick-off never put two robots on one spot (the 2 v 2 defending team once beamed its onBall and
+    stopper both to (-2.3, 0): they collided and fell at every kick-off)."""
+    for ours in (True, False):
+        pos = list(formation.kickoff_positions(size, our_kickoff=ours).values())
+        assert len(pos) == size or size > len(formation.ROLE_ORDER)
+        assert all(p[0] < 0 for p in pos)
+        for i, p in enumerate(pos):
+            for q in pos[:i]:
+                assert np.linalg.norm(p - q) >= formation.KICKOFF_SPACING - 1e-9
+            if not ours:
+                assert np.linalg.norm(p) >= F.CENTER_CIRCLE_RADIUS

@@ -6,7 +6,9 @@ All positions are team-relative field coordinates (m), headings in rad (0 = towa
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -15,10 +17,49 @@ from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk input
 from villa_nao import field as F
 
 HALF_GOAL_Y = F.GOAL_WIDTH / 2
+NEAR_BALL_SET = "positioning"      # §10.3: the walk parameter set used near the ball (and so the kick's stand)
 
 
 def wrap(a: float) -> float:
     return math.remainder(a, 2 * math.pi)
+
+
+# --- the player's own robot ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Body:
+    """What the behaviours need of the player's own robot: its robot type (the kick engine's IK), the walk's maximum
+    forward and sideways speeds per parameter set (§10.4.1 turns a direction into normalized x, y by their ratio) and
+    per set the standing pose a kick starts from (§13.1.1: the motion arbiter kicks from the current set's stand)."""
+
+    robot_type: int
+    speeds: Mapping[str, tuple[float, float]]       # set -> (max x, max y), m/s
+    stands: Mapping[str, KK.StandPose]
+
+    @classmethod
+    def from_walk_sets(cls, sets, robot_type: int = 0) -> Body:
+        """From villa_motion walk parameter sets (villa_motion.params.load_parameter_sets)."""
+        if not sets:
+            raise ValueError("the body needs at least one walk parameter set")
+        return cls(robot_type, {n: (p.max_step_x / p.phase_length, p.max_step_y / p.phase_length)
+                                for n, p in sets.items()},
+                   {n: KK.StandPose.from_walk(p) for n, p in sets.items()})
+
+    def speed(self, set_name: str) -> tuple[float, float]:
+        """The set's maximum (x, y) speeds; a set the walk file lacks falls back to its first (as the walk refuses
+        an unknown set, nothing better is known)."""
+        return self.speeds.get(set_name) or next(iter(self.speeds.values()))
+
+    def stand(self, set_name: str = NEAR_BALL_SET) -> KK.StandPose:
+        return self.stands.get(set_name) or next(iter(self.stands.values()))
+
+
+@cache
+def default_body(robot_type: int = 0) -> Body:
+    """villa_motion's shipped walk sets for `robot_type`: for tools and tests that have no player of their own."""
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+
+    return Body.from_walk_sets(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), robot_type)
 
 
 # --- §12.1 closest to ball ------------------------------------------------------------------------------------
@@ -91,10 +132,19 @@ class WalkOrder:
     stop: bool = False
 
 
-def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), max_x: float = 1.0,
-          max_y: float = 0.6, arrive: float = 0.1, near_ball: bool = False) -> WalkOrder:
-    """Move and turn toward a target at once (§10.2); within 0.5 m face `face` (the ball) instead (§12.3);
-    sprint when facing within 15° of the target, positioning near the ball (§10.3)."""
+def walk_set(bearing: float, distance: float, near_ball: bool = False) -> str:
+    """§10.3's parameter set rule: positioning near the ball, sprint when facing within 15° of a target more than
+    1 m away (§10.3.2), goToTarget otherwise."""
+    if near_ball:
+        return NEAR_BALL_SET
+    return "sprint" if abs(bearing) < math.radians(15) and distance > 1.0 else "goToTarget"
+
+
+def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), body: Body | None = None,
+          arrive: float = 0.1, near_ball: bool = False) -> WalkOrder:
+    """Move and turn toward a target at once (§10.2); within 0.5 m face `face` (the ball) instead (§12.3); the
+    parameter set by walk_set (§10.3), the walk direction by that set's speeds (`body`, default_body())."""
+    body = body or default_body()
     me = np.asarray(me_xy, float)[:2]
     target = np.asarray(target, float)[:2]
     dist = float(np.linalg.norm(target - me))
@@ -103,11 +153,11 @@ def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(
     move = avoid_collisions(me, target, obstacles)
     heading = math.atan2(move[1], move[0]) if dist >= arrive else me_theta
     rel = wrap(heading - me_theta)
-    x, y = normalized_walk(rel, max_x, max_y) if dist >= arrive else (0.0, 0.0)
+    pset = walk_set(rel, dist, near_ball)
+    x, y = normalized_walk(rel, *body.speed(pset)) if dist >= arrive else (0.0, 0.0)
     scale = min(1.0, dist / 0.5) if dist < 0.5 else 1.0   # slow down on arrival
     want = heading if dist > 0.5 or face is None else face
     theta = turn_input(wrap(want - me_theta))
-    pset = "positioning" if near_ball else ("sprint" if abs(rel) < math.radians(15) and dist > 1.0 else "goToTarget")
     return WalkOrder(x * scale, y * scale, theta, pset)
 
 
@@ -170,26 +220,26 @@ def should_move_ball_in_current_direction(agent_dir: float, desired_dir: float, 
     return d < 0.8                                           # do not let the opponent reach the ball
 
 
-def kick_approach(kick, me, theta: float, ball, direction: float, max_x: float = 1.0, max_y: float = 0.6,
+def kick_approach(kick, me, theta: float, ball, direction: float, body: Body | None = None,
                  near: float = 0.08, turn_tolerance: float = 0.12, turn_range: float = 0.6, behind: float = 0.3,
-                 reach_margin: float = 0.01, stand: KK.StandPose | None = None,
-                 robot_type: int = 0) -> tuple[np.ndarray, WalkOrder | None]:
+                 reach_margin: float = 0.01) -> tuple[np.ndarray, WalkOrder | None]:
     """§13.1.1 ball approach for a kick: walk to the kick's target offset (around the ball if it is in the way,
     §12.4), moving and turning at once (§10.2); within `near` m of it and `turn_tolerance` rad of its heading, the
-    kick engine's reachability check from the standing pose `stand` (default StandPose(); villa_motion.kick.reachable:
-    > 90 % of the curve with the ball `reach_margin` m inside the reachable region) decides when to kick. Returns
-    (target, walk order), walk None = kick now.
+    kick engine's reachability check for the body's robot type from its stand pose of the near-ball set (`body`,
+    default default_body(); villa_motion.kick.reachable: > 90 % of the curve with the ball `reach_margin` m inside the
+    reachable region) decides when to kick. Returns (target, walk order), walk None = kick now.
 
     Near the ball the turn is proportional to the heading error reaching full speed at `turn_range` rad: the seed's
     degrees / 180 (§10.4.1) turns the Nao at about 0.1 rad/s for a 20° error, too slow to line up within the §13.2
     ten seconds."""
+    body = body or default_body()
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     stand_at, heading = KK.approach_pose(kick, ball, direction)
     dist = float(np.linalg.norm(stand_at - me))
     err = wrap(heading - theta)
     if dist < near and abs(err) < turn_tolerance:
         rel = F.to_local(ball, me, theta)
-        if KK.reachable(kick, rel, stand or KK.StandPose(), robot_type, margin=reach_margin):
+        if KK.reachable(kick, rel, body.stand(NEAR_BALL_SET), body.robot_type, margin=reach_margin):
             return stand_at, None
     v = (stand_at - ball) / max(float(np.linalg.norm(stand_at - ball)), 1e-6)
     off = me - stand_at
@@ -198,10 +248,88 @@ def kick_approach(kick, me, theta: float, ball, direction: float, max_x: float =
     target = stand_at + min(behind, 1.5 * lateral) * v if float(off @ v) < behind else stand_at
     if KK.ball_in_path(me, target, ball, radius=0.25):      # §12.4: go around the ball, not through it
         target = side_waypoint(me, ball, target, 0.35)
-    walk = go_to(me, theta, target, face=heading, max_x=max_x, max_y=max_y, arrive=0.01, near_ball=True)
+    walk = go_to(me, theta, target, face=heading, body=body, arrive=0.01, near_ball=True)
     if float(np.linalg.norm(target - me)) < 0.5:
         walk = WalkOrder(walk.x, walk.y, max(-1.0, min(1.0, err / turn_range)), walk.parameter_set)
     return stand_at, walk
+
+
+@dataclass(frozen=True)
+class KickStep:
+    """One cycle of KickBehaviour: walk toward `target`, or (walk None) request `skill` with `params`."""
+
+    kick: KK.KickDef
+    target: np.ndarray
+    walk: WalkOrder | None
+    skill: str | None = None
+    params: Mapping[str, float] | None = None
+
+
+class KickBehaviour:
+    """§13.1.1: choose the kick whose target offset costs least to reach (keeping the one being approached unless a
+    new one saves `hysteresis`), approach it (kick_approach) and, once the kick engine can reach the ball, request
+    ``kick_<name>`` with the ball in the robot frame. The game's on-ball player and the optimizer's §13.2 kick task
+    both run this; the task only narrows the pool to the kick it optimizes."""
+
+    def __init__(self, kicks: Mapping[str, KK.KickDef], body: Body | None = None, near: float = 0.08,
+                 turn_tolerance: float = 0.12, hysteresis: float = 0.15, reach_margin: float = 0.01) -> None:
+        self.kicks, self.body = dict(kicks), body or default_body()
+        self.near, self.turn_tolerance, self.hysteresis, self.reach_margin = near, turn_tolerance, hysteresis, \
+            reach_margin
+        self.current: str | None = None
+
+    def reset(self) -> None:
+        """Forget the kick being approached (a new approach chooses afresh)."""
+        self.current = None
+
+    def execute(self, me, theta: float, ball, direction: float, pool: list[KK.KickDef] | None = None) -> KickStep:
+        """One cycle toward kicking the ball at `ball` toward `direction` (rad, field frame) with a kick of `pool`
+        (default: every kick)."""
+        pool = list(self.kicks.values()) if pool is None else pool
+        kick, _, _, cost = KK.choose_kick(pool, me, theta, ball, direction)
+        prev = self.kicks.get(self.current or "")
+        if prev is not None and prev is not kick and prev in pool and \
+                KK.kick_cost(prev, me, theta, ball, direction) < cost + self.hysteresis:
+            kick = prev
+        self.current = kick.name
+        stand_at, walk = kick_approach(kick, me, theta, ball, direction, self.body, near=self.near,
+                                       turn_tolerance=self.turn_tolerance, reach_margin=self.reach_margin)
+        if walk is not None:
+            return KickStep(kick, stand_at, walk)
+        rel = F.to_local(ball, me, theta)             # at the target offset and the IK reaches the curve
+        return KickStep(kick, stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])})
+
+
+def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | None = None,
+            positioning_distance: float = 0.8) -> tuple[np.ndarray, WalkOrder]:
+    """§12.4-12.6 on the ball without kicking (team-relative field frame): approach behind the ball toward the
+    opponent goal (or keep moving it the way we face, §12.5); walk through it when lined up (§12.6); near it, circle
+    it as an obstacle. (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal
+    task both run this."""
+    me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
+    goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
+    agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
+    dist = float(np.linalg.norm(ball - me))
+    direction = goal_dir
+    if dist < 0.6 and should_move_ball_in_current_direction(agent_dir, goal_dir, ball, opponents):
+        direction = agent_dir
+    opp_near = min(opponents, key=lambda o: np.linalg.norm(np.array(o) - ball)) if len(opponents) else None
+    target = approach_target(me, ball, direction, opponent=opp_near)
+    behind = np.linalg.norm(target - (ball - 0.25 * np.array([math.cos(direction), math.sin(direction)]))) < 1e-6
+    if behind and dist < 0.45 and abs(wrap(direction - theta)) < math.radians(25):
+        target = ball + 0.5 * np.array([math.cos(direction), math.sin(direction)])  # walk through the ball
+        return target, go_to(me, theta, target, face=direction, body=body, near_ball=True)
+    near = dist < positioning_distance
+    # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6)
+    move = avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if near else None
+    if move is not None and np.linalg.norm(move) > 0:
+        target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
+    else:
+        target_step = target
+    walk = go_to(me, theta, target_step, face=agent_dir if near else None,
+                 obstacles=[o for o in obstacles if np.linalg.norm(np.asarray(o) - ball) > 0.3], body=body,
+                 near_ball=near)
+    return target, walk
 
 
 def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0) -> bool:

@@ -1,6 +1,6 @@
 """One player's decision per cycle: formation (§11.1), role assignment with voting (§11.3-11.4), communication (§6),
 set plays (§11.2, with the §11.2.1 kick-off long kick), goalie (§9), on-ball behaviour (§12, with §12.7 "when to
-kick" choosing a kick by the §13.1.1 cost), and the §11.5 variants AllBall and Static.
+kick" choosing a kick by the §13.1.1 cost), and the §11.5 variants AllBall, Static, Defense and Boxes.
 
 Plain data in, plain data out (the node converts messages); team-relative field frame, metres and radians.
 """
@@ -24,6 +24,8 @@ KICK_IN_OWN, KICK_IN_OPP, CORNER_KICK_OWN, CORNER_KICK_OPP, GOAL_KICK_OWN, GOAL_
 GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
 FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
+VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
+VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
 
 
 @dataclass
@@ -57,11 +59,9 @@ class Decision:
 @dataclass(frozen=True)
 class StrategyParams:
     team_size: int = 11
-    variant: str = "villa"            # villa | allball | static (§11.5)
+    variant: str = "villa"            # villa | allball | static | defense | boxes (§11.5)
     goalie_unum: int = 1
     team_key: str = "villa"
-    max_x_speed: float = 1.0          # walk engine maxima ratio for §10.4.1 (only the ratio matters)
-    max_y_speed: float = 0.6
     hysteresis: float = 0.25          # m
     positioning_distance: float = 0.8  # m from the ball: positioning parameter set (§10.3)
     dive_max_distance: float = 5.0    # m: the goalie dives only at a ball this close
@@ -78,12 +78,14 @@ class StrategyParams:
 
 
 class TeamPlayer:
-    """The strategy of one player across cycles (keeps voting window, hysteresis and codec)."""
+    """The strategy of one player across cycles (keeps voting window, hysteresis and codec). `body`: the player's
+    robot type, walk speeds and stand pose (behaviours.Body; default: robot type 0 with the shipped walk sets)."""
 
-    def __init__(self, unum: int, params: StrategyParams) -> None:
-        if params.variant not in ("villa", "allball", "static"):
-            raise ValueError(f"variant must be villa, allball or static, got {params.variant!r}")
+    def __init__(self, unum: int, params: StrategyParams, body: B.Body | None = None) -> None:
+        if params.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {params.variant!r}")
         self.unum, self.p = unum, params
+        self.body = body or B.default_body()
         self.goalie = params.goalie_unum if formation.has_goalie(params.team_size) else None   # small teams: none
         self.codec = comm.Codec(params.team_key)
         self.voting = Voting(max(params.team_size, 1))
@@ -94,9 +96,15 @@ class TeamPlayer:
         kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator or None) if params.kicks else {}
         self.kicks = {n: k for n, k in kicks.items() if k.base not in params.excluded_kicks}
         self.rng = np.random.default_rng(params.seed)
+        self.kicker = B.KickBehaviour(self.kicks, self.body, near=params.kick_tolerance,
+                                      turn_tolerance=params.kick_turn_tolerance, hysteresis=params.kick_hysteresis)
         self._kick_since: float | None = None       # game time the current kick attempt began (§12.7: 15 s)
-        self._kick_name: str | None = None
         self._kickoff_dir: float | None = None
+
+    @property
+    def _kick_name(self) -> str | None:
+        """The kick being approached (KickBehaviour's choice)."""
+        return self.kicker.current
 
     # --- communication -----------------------------------------------------------------------------------
     def hear(self, text: str, game_time: float, side_left: bool) -> comm.TeamMessage | None:
@@ -141,7 +149,7 @@ class TeamPlayer:
         on_ball = min(closeness, key=closeness.get)
         goalie_on_ball = on_ball == self.goalie
         roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums)
-        targets = formation.formation(ball, self.p.team_size, goalie_on_ball)
+        targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball)
         out = {"onBall": on_ball}
         if self.goalie in unums:
             out["goalie"] = self.goalie
@@ -178,9 +186,10 @@ class TeamPlayer:
         mapping = tuple(own.get(r, 0) for r in formation.ROLE_ORDER) + (0,) * (comm.ROLES - len(formation.ROLE_ORDER))
         self.voting.vote(mapping)
         method = "static" if self.p.variant == "static" else "scram_mmd"
-        winner = self.voting.winner() if self.p.variant == "villa" else mapping
+        voting = self.p.variant in VOTING_VARIANTS
+        winner = self.voting.winner() if voting else mapping
         agreed = {r: u for r, u in zip(formation.ROLE_ORDER, winner, strict=False) if u}
-        if self.p.variant == "villa" and winner != mapping:
+        if voting and winner != mapping:
             method = "vote"
         if self.unum not in agreed.values():  # the vote left us out (stale votes): use our own view
             agreed = own
@@ -190,7 +199,7 @@ class TeamPlayer:
             role = "onBall"
             method = "allball"
         goalie_on_ball = self.goalie is not None and agreed.get("onBall") == self.goalie
-        targets = formation.formation(ball, self.p.team_size, goalie_on_ball)
+        targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball)
         obstacles = [np.array(p) for u, p in self.team_positions(w, game_time).items() if u != self.unum]
         obstacles += [np.array(o) for o in w.opponents]
         face = math.atan2(ball[1] - me[1], ball[0] - me[0])
@@ -222,8 +231,7 @@ class TeamPlayer:
             target = set_plays.kick_in_shift([target], ball)[0]
         if play_mode in FREE_KICK_OPP_MODES:
             target = set_plays.keep_free_kick_distance([target], ball)[0]
-        walk = B.go_to(me, theta, target, face=face, obstacles=obstacles, max_x=self.p.max_x_speed,
-                       max_y=self.p.max_y_speed)
+        walk = B.go_to(me, theta, target, face=face, obstacles=obstacles, body=self.body)
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
 
@@ -246,51 +254,18 @@ class TeamPlayer:
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
             if not B.want_kick(ball, goal_dir, w.opponents):
-                self._kick_since = self._kick_name = None      # no reason to kick (any more): start afresh later
+                self._kick_since = None                         # no reason to kick (any more): start afresh later
+                self.kicker.reset()
                 return None
             if not B.want_kick(ball, goal_dir, w.opponents, lining):
                 return None                                     # 15 s of lining up: dribble (§12.7)
             direction, pool = goal_dir, list(self.kicks.values())
         if self._kick_since is None:
             self._kick_since = game_time
-        kick, _, _, cost = KK.choose_kick(pool, me, theta, ball, direction)
-        prev = self.kicks.get(self._kick_name or "")
-        if prev is not None and prev is not kick and prev in pool and \
-                KK.kick_cost(prev, me, theta, ball, direction) < cost + self.p.kick_hysteresis:
-            kick = prev
-        self._kick_name = kick.name
-        stand_at, walk = B.kick_approach(kick, me, theta, ball, direction, self.p.max_x_speed, self.p.max_y_speed,
-                                         near=self.p.kick_tolerance, turn_tolerance=self.p.kick_turn_tolerance)
-        if walk is None:                       # at the target offset and the IK reaches the curve (§13.1.1)
-            rel = F.to_local(ball, me, theta)
-            return stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
-        return stand_at, walk, None, {}
+        step = self.kicker.execute(me, theta, ball, direction, pool)
+        return step.target, step.walk, step.skill, dict(step.params or {})
 
     def _on_ball(self, w: WorldView, ball, me, theta, obstacles):
-        """§12.4-12.6: approach behind the ball toward the opponent goal; dribble by walking through it when aligned
-        (the default on the ball; `_kick` decides when §12.7 asks for a kick instead)."""
-        goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
-        agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
-        dist = float(np.linalg.norm(ball - me))
-        direction = goal_dir
-        if dist < 0.6 and B.should_move_ball_in_current_direction(agent_dir, goal_dir, ball, w.opponents):
-            direction = agent_dir
-        opp_near = min(w.opponents, key=lambda o: np.linalg.norm(np.array(o) - ball)) if w.opponents else None
-        target = B.approach_target(me, ball, direction, opponent=opp_near)
-        behind = np.linalg.norm(target - (ball - 0.25 * np.array([math.cos(direction), math.sin(direction)]))) < 1e-6
-        if behind and dist < 0.45 and abs(B.wrap(direction - theta)) < math.radians(25):
-            target = ball + 0.5 * np.array([math.cos(direction), math.sin(direction)])  # walk through the ball
-            walk = B.go_to(me, theta, target, face=direction, max_x=self.p.max_x_speed, max_y=self.p.max_y_speed,
-                           near_ball=True)
-            return target, walk
-        near = dist < self.p.positioning_distance
-        # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6)
-        move = B.avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if near else None
-        if move is not None and np.linalg.norm(move) > 0:
-            target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
-        else:
-            target_step = target
-        walk = B.go_to(me, theta, target_step, face=agent_dir if near else None,
-                       obstacles=[o for o in obstacles if np.linalg.norm(o - ball) > 0.3],
-                       max_x=self.p.max_x_speed, max_y=self.p.max_y_speed, near_ball=near)
-        return target, walk
+        """§12.4-12.6: dribble (behaviours.dribble), the default on the ball; `_kick` decides when §12.7 asks for a
+        kick instead."""
+        return B.dribble(me, theta, ball, w.opponents, obstacles, self.body, self.p.positioning_distance)

@@ -1,5 +1,6 @@
 """The team formation as a function of the ball: UT Austin Villa 2011 report §11.1 (Fig. 6-8), extended to 11
-players after the thesis §5.9 (a centre back on the goal-ball line and a midfielder behind the stopper).
+players after the thesis §5.9 (a centre back on the goal-ball line and a midfielder behind the stopper), and the
+§11.5 variants Defense and Boxes (variant_formation).
 
 Team-relative field frame (our goal at -x). Offensive roles are offsets from the ball, shifted inside near the side
 lines (Fig. 7) and kept in front of our end line (Fig. 8); the backs stand on the line from our goal to the ball; the
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,6 +26,7 @@ ROLE_ORDER = ("goalie", "onBall", "stopper", "backLeft", "backRight", "forwardLe
               "wingLeft", "wingRight", "backCenter", "midfielder")
 GOALIE_REPLACEMENT = "goalieReplacement"
 GOALIE_MIN_TEAM = 3      # players a team needs before it keeps a goalie home
+KICKOFF_SPACING = 1.0    # m between any two beam positions before a kick-off
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,63 @@ def formation(ball, team_size: int = 11, goalie_on_ball: bool = False,
     return {r: out[r] for r in roles}
 
 
+# §11.5 Boxes: every role but goalie and onBall has a fixed box of the field (x0, x1, y0, y1), team-relative; its
+# target is the box's centre pulled halfway toward the ball, kept inside the box (home positions as in [11]).
+BOXES: dict[str, tuple[float, float, float, float]] = {
+    "stopper": (-7.5, 0.0, -3.4, 3.4), "backLeft": (-13.5, -7.5, 0.0, 6.0), "backRight": (-13.5, -7.5, -6.0, 0.0),
+    "forwardLeft": (0.0, 7.5, 0.0, 6.0), "forwardRight": (0.0, 7.5, -6.0, 0.0),
+    "wingLeft": (7.5, 14.0, 3.4, 9.3), "wingRight": (7.5, 14.0, -9.3, -3.4), "backCenter": (-13.5, -7.5, -3.0, 3.0),
+    "midfielder": (-7.5, 0.0, 3.4, 9.3),
+}
+BOX_PULL = 0.5
+# §11.5 Defense: only onBall and the stopper (directly behind the ball) attack; every other field role defends on
+# the line from our goal to the ball: (distance from the goal centre, m; offset across the line, m).
+DEFENSIVE_SLOTS: dict[str, tuple[float, float]] = {
+    "forwardLeft": (2.5, 2.4), "forwardRight": (2.5, -2.4), "wingLeft": (5.5, 3.0), "wingRight": (5.5, -3.0),
+    "midfielder": (6.5, 0.0),
+}
+
+
+def variant_formation(variant: str, ball, team_size: int = 11, goalie_on_ball: bool = False,
+                      params: FormationParams = FormationParams()) -> dict[str, np.ndarray]:
+    """Role -> target for a strategy variant (§11.5): villa, allball and static use formation(); defense keeps only
+    onBall and the stopper offensive; boxes puts the other roles in fixed boxes. (Remembered for the last few balls:
+    a decision asks for the same one several times.)"""
+    b = np.asarray(ball, dtype=float)
+    key = _cached_formation(variant, float(b[0]), float(b[1]), team_size, goalie_on_ball, params)
+    return {role: np.array(xy) for role, xy in key}
+
+
+@lru_cache(maxsize=32)
+def _cached_formation(variant: str, bx: float, by: float, team_size: int, goalie_on_ball: bool,
+                      params: FormationParams) -> tuple[tuple[str, tuple[float, float]], ...]:
+    out = _variant_formation(variant, (bx, by), team_size, goalie_on_ball, params)
+    return tuple((role, (float(p[0]), float(p[1]))) for role, p in out.items())
+
+
+def _variant_formation(variant: str, ball, team_size: int, goalie_on_ball: bool,
+                       params: FormationParams) -> dict[str, np.ndarray]:
+    out = formation(ball, team_size, goalie_on_ball, params)
+    b = np.clip(np.asarray(ball, dtype=float)[:2], [-F.HALF_LENGTH, -F.HALF_WIDTH], [F.HALF_LENGTH, F.HALF_WIDTH])
+    if variant == "boxes":
+        for role in out:
+            if role in BOXES:
+                x0, x1, y0, y1 = BOXES[role]
+                home = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+                p = home + BOX_PULL * (b - home)
+                out[role] = np.array([min(max(p[0], x0), x1), min(max(p[1], y0), y1)])
+    elif variant == "defense":
+        v = b - F.OWN_GOAL
+        n = float(np.linalg.norm(v))
+        u = v / n if n > 1e-6 else np.array([1.0, 0.0])
+        perp = np.array([-u[1], u[0]])
+        for role in out:
+            if role in DEFENSIVE_SLOTS:
+                d, side = DEFENSIVE_SLOTS[role]
+                out[role] = _clamp(F.OWN_GOAL + u * min(d, max(n - 1.0, 1.0)) + perp * side, params)
+    return out
+
+
 def kickoff_positions(team_size: int, our_kickoff: bool) -> dict[str, np.ndarray]:
     """Beam positions before a kick-off (§11.2.1): all in our half, outside the centre circle unless we kick off."""
     pos = formation((0.0, 0.0), team_size)
@@ -114,5 +174,7 @@ def kickoff_positions(team_size: int, our_kickoff: bool) -> dict[str, np.ndarray
         elif math.hypot(*p) < r:
             p = p / max(np.linalg.norm(p), 1e-6) * r if np.linalg.norm(p) > 1e-6 else np.array([-r, 0.5])
             p[0] = min(p[0], -0.3)
+        while any(np.linalg.norm(p - q) < KICKOFF_SPACING for q in out.values()):
+            p = np.array([p[0] - KICKOFF_SPACING, p[1]])      # two robots beamed to one spot collide and fall
         out[role] = p
     return out

@@ -1,0 +1,130 @@
+"""`villa games`: short headless games in process (deterministic for a seed), over sockets, on SimSpark, the command's
+output and Ctrl-C (integration: they run the simulator)."""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from villa_bringup import games as G
+
+pytestmark = pytest.mark.integration
+
+
+def _specs(tmp_path, duration=3.0, seed=7, games=1, **kw):
+    args = argparse.Namespace(config=None, opponent_config=None, variant=None, opponent="allball", players=2,
+                              seed=seed, server="villa", socket=False, noise="simspark", out=str(tmp_path),
+                              connect_timeout=60.0, stall_timeout=60.0, games=games, duration=duration)
+    for k, v in kw.items():
+        setattr(args, k, v)
+    return G.specs_from_args(args)
+
+
+def _game(r):
+    """A result without what depends on the machine's speed."""
+    return {k: v for k, v in r.items() if k not in ("wall", "cpu", "sim_per_wall", "sim_per_cpu")}
+
+
+def test_same_seed_same_game_and_the_accounting(tmp_path):
+    stop = threading.Event()
+    first = G.play_game(_specs(tmp_path)[0], stop)
+    again = G.play_game(_specs(tmp_path)[0], stop)
+    other = G.play_game(_specs(tmp_path, seed=8)[0], stop)
+    assert _game(first) == _game(again)
+    assert _game(first) != _game(other)
+    assert first["duration"] >= 3.0 and first["A"]["side"] == "left" and first["B"]["side"] == "right"
+    assert first["A"]["team"] == "villa" and first["B"]["team"] == "allball"
+    assert first["A"]["possession"] + first["B"]["possession"] == pytest.approx(1.0)
+    for team in (first["A"], first["B"]):
+        assert team["loc_samples"] > 0 and team["loc_error_mean"] is not None and team["errors"] == 0
+        assert team["kicks_executed"] <= team["kicks_requested"]
+    assert first["goal_difference"] == first["A"]["score"] - first["B"]["score"]
+    odd = _specs(tmp_path, games=2)[1]                 # sides alternate: team A plays the right half in odd games
+    assert not odd.a_left
+
+
+def test_summary_counts_results_and_standard_error():
+    def r(a, b):
+        team = {"team": "t", "variant": "villa", "score": 0, "falls": 2, "loc_error_mean": 0.5, "loc_error_p95": 1.0,
+                "possession": 0.5, "kicks_requested": 2, "kicks_executed": 1, "kicks_refused": 1, "first_kick": None,
+                "errors": 0}
+        return {"game": 0, "players": 2, "duration": 60.0, "wall": 1.0, "cpu": 1.0, "goal_difference": a - b,
+                "result": "W" if a > b else "L" if a < b else "D", "A": {**team, "score": a}, "B": {**team, "score": b}}
+
+    s = G.summarize([r(2, 0), r(0, 1), r(1, 1)])
+    assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 1)
+    assert s["goal_difference_mean"] == pytest.approx(1 / 3)
+    assert s["goal_difference_se"] == pytest.approx((((2 - 1 / 3) ** 2 + (1 + 1 / 3) ** 2 + (1 / 3) ** 2) / 2 / 3)
+                                                    ** 0.5)
+    assert s["A"]["goals"] == 3 and s["B"]["goals"] == 2
+    assert s["A"]["falls_per_player_minute"] == pytest.approx(6 / 6.0)      # 6 falls in 3 games x 2 players x 1 min
+    assert "W 1 / D 1 / L 1" in G.table(s)
+
+
+def test_villa_sim_over_sockets(tmp_path):
+    r = G.play_game(_specs(tmp_path, duration=2.0, socket=True)[0], threading.Event())
+    assert r["server"] == "villa-socket" and r["duration"] >= 2.0
+    assert r["A"]["loc_samples"] > 0 and r["A"]["errors"] == 0 and r["B"]["errors"] == 0
+
+
+def test_simspark_game(tmp_path):
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    r = G.play_game(_specs(tmp_path, duration=2.0, server="simspark")[0], threading.Event())
+    assert r["server"] == "simspark" and r["duration"] >= 2.0
+    assert r["A"]["loc_samples"] > 0 and r["A"]["errors"] == 0 and r["B"]["errors"] == 0
+
+
+def _villa(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "villa_bringup.cli", "games", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, **kw)
+
+
+def test_the_command_writes_lines_summary_and_plot(tmp_path):
+    p = _villa("--games", "2", "--duration", "2", "--jobs", "2", "--out", str(tmp_path), "--opponent", "boxes")
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err[-3000:]
+    lines = [json.loads(x) for x in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert sorted(x["game"] for x in lines) == [0, 1]
+    assert {x["B"]["variant"] for x in lines} == {"boxes"}
+    assert [json.loads(x) for x in out.splitlines() if x.startswith("{")] == sorted(lines, key=lambda x: x["game"])
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["games"] == 2 and not summary["interrupted"]
+    assert "goal difference" in out and "falls per player-minute" in out
+    assert (tmp_path / "games.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ctrl_c_stops_and_keeps_the_finished_games(tmp_path):
+    p = _villa("--games", "20", "--duration", "1", "--jobs", "1", "--out", str(tmp_path))
+    lines = tmp_path / "games.jsonl"
+    deadline = time.monotonic() + 240
+    while not (lines.exists() and lines.read_text().strip()):
+        assert p.poll() is None and time.monotonic() < deadline, p.stderr.read()[-2000:] if p.poll() else "timeout"
+        time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err[-2000:]
+    kept = [json.loads(x) for x in lines.read_text().splitlines()]
+    assert 1 <= len(kept) < 20 and "interrupted" in err
+    assert json.loads((tmp_path / "summary.json").read_text())["interrupted"]
+    with pytest.raises(ProcessLookupError):                # nothing of the run is left
+        os.killpg(p.pid, 0)
+
+
+def test_bad_arguments_exit_2_with_one_line(tmp_path):
+    for args, words in ((["--games", "0"], "--games must be at least 1"),
+                        (["--players", "12"], "--players must be 1..11"),
+                        (["--config", str(tmp_path / "nope.yaml")], "no such team configuration")):
+        r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "games", *args, "--out", str(tmp_path)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and words in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,223 @@
+"""The motion arbiter's state machine without ROS: walk -> stop -> kick -> walk, a refused kick, fall -> get-up,
+requests while busy or down; then a kick on the in-process villa simulation."""
+
+import math
+
+import pytest
+
+from villa_motion import arbiter as A
+from villa_motion import kick as KK
+
+
+@pytest.fixture(scope="module")
+def config():
+    return A.MotionConfig.from_params(A.motion_parameters())
+
+
+def _arbiter(config, **kw):
+    logged = []
+    cfg = A.MotionConfig(**{**config.__dict__, **kw})
+    return A.MotionArbiter(cfg, lambda level, text: logged.append((level, text))), logged
+
+
+class Loop:
+    """Cycles of 20 ms with the previous targets fed back as the sensed joints (a perfect body)."""
+
+    def __init__(self, arbiter):
+        self.a, self.t, self.joints, self.out = arbiter, 0.0, {}, None
+
+    def run(self, n=1, until=None):
+        for _ in range(n):
+            self.t += 0.02
+            self.out = self.a.update(self.t, self.joints)
+            self.joints = dict(self.out.targets)
+            if until is not None and until(self.out):
+                return True
+        return until is None
+
+
+def test_fall_state_values_match_the_message():
+    from villa_msgs.msg import FallState, HeadCommand, WalkCommand
+
+    assert (A.UPRIGHT, A.FALLING, A.FALLEN_FRONT, A.FALLEN_BACK, A.FALLEN_SIDE) == (
+        FallState.UPRIGHT, FallState.FALLING, FallState.FALLEN_FRONT, FallState.FALLEN_BACK, FallState.FALLEN_SIDE)
+    assert (A.WALK_NORMALIZED, A.WALK_VELOCITY, A.WALK_STAND) == (
+        WalkCommand.MODE_NORMALIZED, WalkCommand.MODE_VELOCITY, WalkCommand.MODE_STAND)
+    from villa_motion import head as H
+
+    assert (H.SCAN, H.BALL_FOCUS, H.FIXED, H.LOOK_AT) == (
+        HeadCommand.MODE_SCAN, HeadCommand.MODE_BALL_FOCUS, HeadCommand.MODE_FIXED, HeadCommand.MODE_LOOK_AT)
+
+
+def test_walk_then_kick_then_walk(config):
+    a, logged = _arbiter(config)
+    loop = Loop(a)
+    loop.run(5)
+    assert loop.out.mode == A.Mode.WALK and loop.out.status.active == "stand"
+    assert a.walk_request(A.WalkRequest(x=0.3)).accepted
+    loop.run(25)
+    assert loop.out.status.active == "walk" and loop.out.odometry[0] > 0.005
+    k = a.kicks["forward_L"]
+    v = a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}, request_id=7))
+    assert v.accepted and a.mode == A.Mode.STOPPING
+    assert not a.walk_request(A.WalkRequest(x=1.0)).accepted          # the kick owns the legs now
+    loop.run(1)
+    assert loop.out.status == A.MotionStatus("kick_forward_L", 7, False, loop.out.status.walk_phase,
+                                             loop.out.status.com_error, loop.out.status.unstable)
+    modes = []
+    assert loop.run(400, until=lambda o: modes.append(o.mode) or o.status.done)
+    assert A.Mode.STOPPING in modes and A.Mode.KICK in modes                 # stopped first, then kicked
+    assert modes.index(A.Mode.KICK) > modes.index(A.Mode.STOPPING)
+    assert loop.out.mode == A.Mode.WALK and loop.out.status.request_id == 7
+    assert a.stats == A.KickStats(requested=1, executed=1, refused=0, completed=1)
+    assert a.walk_request(A.WalkRequest(x=0.5)).accepted                    # walking again
+    loop.run(10)
+    assert loop.out.status.active == "walk"
+    assert any("kick forward_L at ball" in text for _, text in logged)
+
+
+def test_refused_kick_goes_back_to_walking(config):
+    a, logged = _arbiter(config)
+    loop = Loop(a)
+    loop.run(3)
+    v = a.request(A.SkillRequest("kick_forward_L", {"ball_x": 0.6, "ball_y": 0.05}, request_id=8))
+    assert v.accepted                                                       # checked once the walk stands
+    assert loop.run(100, until=lambda o: o.status.done)
+    assert loop.out.mode == A.Mode.WALK and loop.out.status.active == "stand" and loop.out.status.request_id == 8
+    assert a.stats == A.KickStats(requested=1, executed=0, refused=1, completed=0)
+    assert any("refused" in text and "forward_L" in text for _, text in logged)
+    bad = a.request(A.SkillRequest("kick", {"ball_y": 0.0}, request_id=9))  # no ball_x: refused at once, done
+    assert bad.outcome == "refused" and "ball_x" in bad.reason
+    unknown = a.request(A.SkillRequest("kick_banana", {"ball_x": 0.2, "ball_y": 0.0}, request_id=10))
+    assert unknown.outcome == "refused" and "no kick 'banana'" in unknown.reason
+    assert a.stats.refused == 3 and a.walk_request(A.WalkRequest(x=0.3)).accepted
+
+
+def test_fall_gets_up_and_nothing_interrupts_the_getup(config):
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.walk_request(A.WalkRequest(x=0.5))
+    loop.run(20)
+    k = a.kicks["forward_L"]
+    a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}, request_id=3))
+    loop.run(2)
+    a.fall(A.FALLING)                        # a fall ends the stop for a kick: the walk stands, nothing runs
+    loop.run(1)
+    assert loop.out.mode == A.Mode.FALLEN and loop.out.status.done and a.pending is None
+    assert a.request(A.SkillRequest("dive_left")).outcome == "ignored"
+    a.fall(A.FALLEN_BACK)
+    loop.run(1)
+    assert loop.out.mode == A.Mode.GETUP and loop.out.status.active == "getup_back"
+    assert not loop.out.status.done
+    assert a.request(A.SkillRequest("kick", {"ball_x": 0.2, "ball_y": 0.0})).outcome == "ignored"
+    assert a.request(A.SkillRequest("walk")).outcome == "ignored"
+    assert not a.walk_request(A.WalkRequest(x=1.0)).accepted
+    skill_time = sum(kf.wait.value(config.skill_variables["getup_back"]) for kf in a.skills["getup_back"].keyframes
+                     if kf.wait is not None)
+    loop.run(int(skill_time / 0.02) + 5)     # still lying when the skill ended: it starts again
+    assert loop.out.mode == A.Mode.GETUP and a.player.elapsed < skill_time
+    a.fall(A.UPRIGHT)                        # it stands: the skill runs to its end, then the walk
+    assert loop.run(int(skill_time / 0.02) + 5, until=lambda o: o.mode == A.Mode.WALK)
+    assert loop.out.status.active == "getup_back" and loop.out.status.done     # its last targets, then the walk
+    loop.run(1)
+    assert loop.out.status.active == "stand"
+    a.fall(A.FALLEN_SIDE)
+    loop.run(1)
+    assert loop.out.status.active == "fall_arms_out"
+
+
+def test_without_auto_getup_a_lying_robot_stays_fallen(config):
+    a, _ = _arbiter(config, auto_getup=False)
+    loop = Loop(a)
+    a.fall(A.FALLEN_FRONT)
+    loop.run(50)
+    assert loop.out.mode == A.Mode.FALLEN and loop.out.status.active == "stand"
+    a.fall(A.UPRIGHT)
+    loop.run(1)
+    assert loop.out.mode == A.Mode.WALK
+
+
+def test_skills_interrupts_and_unknown_skills(config):
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    assert a.request(A.SkillRequest("dive_left", request_id=4)).accepted
+    loop.run(1)
+    assert loop.out.mode == A.Mode.SKILL and loop.out.status.active == "dive_left"
+    assert a.request(A.SkillRequest("dive_right", interrupt=False)).outcome == "ignored"
+    assert a.request(A.SkillRequest("nope")).outcome == "refused"
+    assert a.request(A.SkillRequest("walk", request_id=5)).accepted     # back to walking at once
+    loop.run(1)
+    assert loop.out.mode == A.Mode.WALK and loop.out.status.request_id == 5 and loop.out.status.done
+    assert a.request(A.SkillRequest("stand", request_id=6)).accepted
+    assert loop.run(100, until=lambda o: o.mode == A.Mode.WALK and o.status.done)
+
+
+def test_head_follows_its_request(config):
+    from villa_motion import head as H
+
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.head(A.HeadRequest(H.FIXED, yaw=0.3, pitch=0.1))
+    loop.run(20)
+    assert loop.out.targets["HeadYaw"] == pytest.approx(0.3) and loop.out.targets["HeadPitch"] == pytest.approx(0.1)
+
+
+def test_the_head_holds_still_through_a_kick_and_a_skill_sets_its_own(config):
+    from villa_motion import head as H
+
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.head(A.HeadRequest(H.BALL_FOCUS, target=(0.3, 0.1)))          # sweeps 30 degrees each way around the ball
+    walking = [loop.out.targets["HeadYaw"] for _ in range(30) if loop.run(1)]
+    assert max(walking) - min(walking) > 0.3
+    k = a.kicks["forward_L"]
+    a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}))
+    heads = []
+    assert loop.run(300, until=lambda o: heads.append((o.mode, o.targets["HeadYaw"])) or o.status.done)
+    kicking = {yaw for mode, yaw in heads if mode == A.Mode.KICK}
+    assert len(kicking) == 1 and A.Mode.KICK in {m for m, _ in heads}  # one head angle through the whole kick
+    a.request(A.SkillRequest("stand"))                                 # the stand skill resets the head to 0
+    loop.run(5)
+    assert loop.out.targets["HeadYaw"] == 0.0 and loop.out.targets["HeadPitch"] == 0.0
+
+
+@pytest.mark.integration
+def test_kick_on_the_simulated_robot(config):
+    from villa_sim.inprocess import InProcessNao
+
+    a, _ = _arbiter(config)
+    nao = InProcessNao(x=-3.0, y=0.0, theta=0.0)
+
+    def cycle():
+        out = a.update(nao.time, nao.joint_angles())
+        nao.command(out.targets)
+        nao.step()
+        return out
+
+    for _ in range(40):
+        cycle()
+    a.walk_request(A.WalkRequest(x=0.3))
+    for _ in range(25):
+        out = cycle()
+    assert out.status.active == "walk"
+    p, yaw, _ = nao.torso_pose()
+    k = a.kicks["forward_L"]
+    c, s = math.cos(yaw), math.sin(yaw)
+    ball = (p[0] + c * k.ball[0] - s * k.ball[1], p[1] + s * k.ball[0] + c * k.ball[1])
+    KK.place_ball(nao, *ball)
+    assert a.request(A.SkillRequest("kick", {"ball_x": k.ball[0], "ball_y": k.ball[1], "direction": 0.0},
+                                    request_id=7)).accepted
+    seen = []
+    for _ in range(300):
+        out = cycle()
+        seen.append(out.status.active)
+        if out.status.done:
+            break
+    assert out.status.done and out.status.request_id == 7
+    kicked = [s for s in seen if s.startswith("kick_")]
+    assert kicked and set(kicked) <= {"kick_forward_L", "kick_forward_R"}
+    assert a.stats.executed == 1 and nao.torso_pose()[2] > 0.8
+    for _ in range(100):
+        cycle()
+    moved = math.dist(nao.sim.ball.xpos[:2], ball)
+    assert moved > 0.3, f"the ball moved {moved:.2f} m"     # hit (how far is the kick's tuning: test_kick.py)

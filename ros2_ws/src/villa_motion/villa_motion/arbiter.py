@@ -1,0 +1,441 @@
+"""The motion arbiter: who owns the joints this cycle (UT Austin Villa 2011 report §7 skills, §8 get-up, §10.4.3
+stopping, §13.1 kicks), one explicit state machine over the walk engine, the skill player and the kick engine.
+
+States (``Mode``):
+
+- WALK: the walk engine (walking, or standing after its §10.4.3 jog); walk requests are followed.
+- STOPPING: a kick was requested; the walk stops (§10.4.3) and walk requests are ignored. Once it stands, the
+  requested ball position is carried over by odometry and the kick engine checks it (§13.1.1): KICK, or the kick
+  is refused and the arbiter goes back to WALK (the requester approaches again).
+- KICK: the kick engine (weight shift, curve, return to standing), then WALK standing.
+- SKILL: a requested skill file (a dive, ``stand``, ...), then WALK standing.
+- GETUP: the robot lies (fall state from perception, §8): the skill the fall side picks (getup_front, getup_back;
+  fall_arms_out on a side so the robot rolls onto its front or back), started again while it still lies; WALK
+  standing once it is upright and the skill has ended.
+- FALLEN: the robot is down and nothing gets it up: falling (not lying yet), or lying with auto_getup off. The
+  walk stands (kicks and pending kicks are dropped); WALK when the fall state is upright again.
+
+A fall ends a kick or a stop-for-a-kick at once; a running kick or get-up is never interrupted by a request, and
+nothing but a fall interrupts a kick. The head (§4.1) runs on top of the walk (WALK, STOPPING, FALLEN); a kick holds
+the head still and a skill sets its own (or holds it), as they were tuned (kicks with a still head, get-ups with the
+skill's own head targets).
+
+API (no ROS; the motion node and the in-process player wrap it one to one):
+
+- ``walk(WalkRequest) -> Verdict``, ``request(SkillRequest) -> Verdict``, ``head(HeadRequest)``, ``fall(state)``;
+- ``update(t, joints) -> MotionOutput``: once per server cycle with the sensed joint angles (NAOqi names, rad):
+  every joint target, the status and the walk odometry;
+- ``stats``: kicks requested / executed / refused / completed; ``mode``: the state.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from villa_motion import head as H
+from villa_motion import kick as KK
+from villa_motion.params import load_parameter_sets, load_skill_variables
+from villa_motion.skills import Skill, SkillError, SkillPlayer, load_dir
+from villa_motion.walk import WalkEngine, WalkParams
+from villa_nao import field as F
+
+# villa_msgs/FallState values (test_arbiter checks them against the message)
+UPRIGHT, FALLING, FALLEN_FRONT, FALLEN_BACK, FALLEN_SIDE = 0, 1, 2, 3, 4
+GETUP_SKILLS = {FALLEN_FRONT: "getup_front", FALLEN_BACK: "getup_back", FALLEN_SIDE: "fall_arms_out"}
+# villa_msgs/WalkCommand modes
+WALK_NORMALIZED, WALK_VELOCITY, WALK_STAND = 0, 1, 2
+CYCLE = 0.02
+
+
+class Mode(StrEnum):
+    WALK = "walk"
+    STOPPING = "stopping"
+    KICK = "kick"
+    SKILL = "skill"
+    GETUP = "getup"
+    FALLEN = "fallen"
+
+
+@dataclass(frozen=True)
+class WalkRequest:
+    """What villa_msgs/WalkCommand carries (§10.4.1)."""
+
+    mode: int = WALK_NORMALIZED
+    x: float = 0.0
+    y: float = 0.0
+    theta: float = 0.0
+    parameter_set: str = ""
+
+
+@dataclass(frozen=True)
+class SkillRequest:
+    """What villa_msgs/MotionRequest carries: a skill file, a kick (``kick`` or ``kick_<name>[_L|_R]`` with
+    ``ball_x``, ``ball_y`` [, ``direction``]) or ``walk`` (back to walking)."""
+
+    skill: str
+    params: Mapping[str, float] = field(default_factory=dict)
+    request_id: int = 0
+    interrupt: bool = True
+
+
+@dataclass(frozen=True)
+class HeadRequest:
+    """What villa_msgs/HeadCommand carries (§4.1); target in the robot frame (m)."""
+
+    mode: int = H.SCAN
+    yaw: float = 0.0
+    pitch: float = 0.0
+    target: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer to a request: accepted, ignored (busy, down: the requester may ask again) or refused (bad request,
+    unreachable kick: reported done)."""
+
+    outcome: str              # accepted | ignored | refused
+    reason: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        return self.outcome == "accepted"
+
+
+@dataclass(frozen=True)
+class MotionStatus:
+    """What villa_msgs/MotionStatus carries."""
+
+    active: str               # walk, stand, the skill's name, kick_<name>
+    request_id: int
+    done: bool
+    walk_phase: float = 0.0
+    com_error: float = 0.0
+    unstable: bool = False
+
+
+@dataclass(frozen=True)
+class MotionOutput:
+    targets: dict[str, float]                 # NAOqi joint -> target angle (rad), every joint the arbiter drives
+    status: MotionStatus
+    odometry: tuple[float, float, float]      # the walk's odometry pose (x, y, theta) in its `odom` frame
+    mode: Mode
+
+
+@dataclass
+class KickStats:
+    requested: int = 0        # kick requests taken (stop-then-kick started) or refused for bad parameters
+    executed: int = 0         # kicks the engine started
+    refused: int = 0          # refused: bad request, or the IK cannot reach the ball after the stop (§13.1.1)
+    completed: int = 0        # kicks that ran to their end (not cut short by a fall)
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    walk_sets: dict[str, WalkParams]
+    walk_set: str | None
+    skills: dict[str, Skill]
+    skill_variables: dict[str, dict[str, float]]
+    kicks: dict[str, KK.KickDef]
+    robot_type: int = 0
+    auto_getup: bool = True
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any]) -> MotionConfig:
+        """From the motion node's parameters (config/motion.yaml names); ValueError with the reason."""
+        from villa_nao.params import config_path, share_path
+
+        robot_type = int(p["robot_type"])
+        if robot_type not in range(5):
+            raise ValueError(f"robot_type must be 0..4, got {robot_type}")
+        simulator = str(p.get("simulator", "")) or None        # the per-simulator overlays of the data files
+        sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
+        skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
+        skill_params = str(p["skill_params"]) or str(config_path("villa_motion", "skill_params.yaml"))
+        return cls(walk_sets=load_parameter_sets(sets_file, simulator), walk_set=str(p["walk_parameter_set"]) or None,
+                   skills=load_dir(skills_dir), skill_variables=load_skill_variables(skill_params, simulator),
+                   kicks=KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
+                                          str(p["kick_params"]) or None, simulator),
+                   robot_type=robot_type, auto_getup=bool(p["auto_getup"]))
+
+
+def _default_log(level: str, text: str) -> None:
+    getattr(logging.getLogger("villa_motion.arbiter"), level)(text)
+
+
+class MotionArbiter:
+    def __init__(self, config: MotionConfig, log: Callable[[str, str], None] | None = None) -> None:
+        self.config = config
+        self.log = log or _default_log
+        self.robot_type = config.robot_type
+        self.walk = WalkEngine(config.walk_sets, config.walk_set, config.robot_type)
+        self.skills, self.kicks = config.skills, config.kicks
+        missing = {"stand", *GETUP_SKILLS.values()} - set(self.skills)
+        if missing:
+            raise ValueError(f"skills missing: {', '.join(sorted(missing))} (have {', '.join(sorted(self.skills))})")
+        self.head_ctrl = H.HeadController()
+        self.head_req = HeadRequest()
+        self.mode = Mode.WALK
+        self.fall_state = UPRIGHT
+        self.player: SkillPlayer | None = None          # SKILL / GETUP
+        self.player_name = ""
+        self.kicker: KK.KickEngine | None = None        # KICK
+        self.pending: tuple[KK.KickDef, tuple[float, float], tuple[float, float, float]] | None = None  # STOPPING
+        self.request_id = 0
+        self.done = False
+        self.odom = (0.0, 0.0, 0.0)
+        self.stats = KickStats()
+        self.last_t: float | None = None
+        self.targets: dict[str, float] = {}
+
+    # --- requests ------------------------------------------------------------------------------------------------
+    def fall(self, state: int) -> None:
+        """The fall state (§8, villa_msgs/FallState values) from perception."""
+        self.fall_state = int(state)
+
+    def head(self, req: HeadRequest) -> None:
+        self.head_req = req
+
+    def walk_request(self, req: WalkRequest) -> Verdict:
+        """Follow a walk command (§10.4.1) unless a kick, a skill, a get-up or a fall owns the legs."""
+        if self.mode != Mode.WALK:
+            return Verdict("ignored", f"{self.mode.value} owns the legs")
+        try:
+            if req.mode == WALK_STAND:
+                self.walk.command_stand()
+            elif req.mode == WALK_VELOCITY:
+                self.walk.command_velocity(req.x, req.y, req.theta, req.parameter_set)
+            else:
+                self.walk.command_normalized(req.x, req.y, req.theta, req.parameter_set)
+        except ValueError as e:
+            return Verdict("refused", f"walk command refused: {e}")
+        return Verdict("accepted")
+
+    def request(self, req: SkillRequest) -> Verdict:
+        """A skill, a kick or ``walk``: see the module docstring for who may interrupt whom."""
+        if req.skill == "walk":
+            if self.mode in (Mode.GETUP, Mode.FALLEN):
+                return Verdict("ignored", "the robot is down")
+            if self.mode == Mode.KICK:
+                return Verdict("ignored", "a kick runs to its end")
+            self._to_walk(stop=self.mode != Mode.WALK)
+            self.request_id, self.done = req.request_id, True
+            return Verdict("accepted")
+        if self.mode in (Mode.GETUP, Mode.FALLEN) or self.fall_state != UPRIGHT:
+            return Verdict("ignored", "the robot is down")
+        if self.mode == Mode.KICK:
+            return Verdict("ignored", "a kick runs to its end")
+        if req.skill == "kick" or req.skill.startswith("kick_"):
+            return self._request_kick(req)
+        if req.skill not in self.skills:
+            return Verdict("refused", f"unknown skill {req.skill!r} (have {', '.join(sorted(self.skills))})")
+        if self.mode in (Mode.SKILL, Mode.STOPPING) and not req.interrupt:
+            return Verdict("ignored", f"{self.mode.value} runs and the request does not interrupt")
+        if not self._start_skill(req.skill, dict(req.params)):
+            return Verdict("refused", f"cannot start {req.skill}")
+        self.pending = None
+        self.mode, self.request_id, self.done = Mode.SKILL, req.request_id, False
+        return Verdict("accepted")
+
+    def _request_kick(self, req: SkillRequest) -> Verdict:
+        if self.mode in (Mode.SKILL, Mode.STOPPING) and not req.interrupt:
+            return Verdict("ignored", f"{self.mode.value} runs and the request does not interrupt")
+        self.stats.requested += 1
+        self.request_id = req.request_id
+        try:
+            ball = (float(req.params["ball_x"]), float(req.params["ball_y"]))
+            if not all(math.isfinite(v) for v in ball):
+                raise ValueError(f"ball position must be finite, got {ball}")
+            kick = self._pick_kick(req.skill, ball, float(req.params.get("direction", 0.0)))
+        except KeyError as e:
+            return self._refuse(f"kick request {req.skill!r} refused: parameter {e} missing (ball_x, ball_y)")
+        except ValueError as e:
+            return self._refuse(f"kick request {req.skill!r} refused: {e}")
+        self.player, self.player_name = None, ""
+        self.pending = (kick, ball, self.odom)
+        self.mode, self.done = Mode.STOPPING, False
+        self.walk.command_stand()
+        return Verdict("accepted")
+
+    def _refuse(self, reason: str) -> Verdict:
+        self.stats.refused += 1
+        self.done = True
+        self.log("warning", f"motion: {reason}")
+        return Verdict("refused", reason)
+
+    def _pick_kick(self, skill: str, ball: tuple[float, float], direction: float) -> KK.KickDef:
+        name = skill[len("kick_"):] if skill.startswith("kick_") else ""
+        if name in self.kicks:
+            return self.kicks[name]
+        pool = [k for k in self.kicks.values() if not name or k.base == name]
+        if not pool:
+            raise ValueError(f"no kick {name!r} (have {', '.join(sorted(self.kicks))})")
+        return KK.choose_kick(pool, (0.0, 0.0), 0.0, ball, direction)[0]
+
+    def _start_skill(self, name: str, variables: dict[str, float]) -> bool:
+        try:
+            merged = {**self.config.skill_variables.get(name, {}), **variables}
+            self.player = SkillPlayer(self.skills[name], dict(self.targets), merged)
+        except SkillError as e:
+            self.log("error", f"motion: cannot start {name}: {e}")
+            return False
+        self.player_name = name
+        return True
+
+    def _to_walk(self, stop: bool) -> None:
+        """Back to WALK; `stop`: the walk stands at once (it did not run while a skill or kick had the legs)."""
+        self.player, self.player_name, self.kicker, self.pending = None, "", None, None
+        if stop:
+            self.walk.stop()
+        self.mode = Mode.WALK
+
+    # --- the cycle -----------------------------------------------------------------------------------------------
+    def update(self, t: float, joints: Mapping[str, float]) -> MotionOutput:
+        """One server cycle at time `t` (s) with the sensed joint angles: the joint targets for it."""
+        dt = CYCLE if self.last_t is None or not 0 < t - self.last_t < 0.2 else t - self.last_t
+        self.last_t = t
+        self._transitions()
+        phase, com_error, unstable = 0.0, self.walk.com_error, False
+        if self.mode == Mode.STOPPING and self.walk.standing:
+            self._begin_kick()
+        head = True                                     # the head controller runs on top of the walk only
+        if self.mode in (Mode.SKILL, Mode.GETUP):       # a skill's own head targets (held if it sets none)
+            targets, head = dict(self.player.update(dt)), False
+            active = self.player_name
+            if self.player.done:
+                self._skill_ended()
+        elif self.mode == Mode.KICK:                    # the head holds still through a kick, as it was tuned
+            targets, head = self.kicker.update(dt, joints), False
+            targets = {**targets, "HeadYaw": self.targets.get("HeadYaw", 0.0),
+                       "HeadPitch": self.targets.get("HeadPitch", 0.0)}
+            active = f"kick_{self.kicker.kick.name}"
+            if self.kicker.done:
+                self.stats.completed += 1
+                self.done = True
+                self._to_walk(stop=True)
+        else:                                           # WALK, STOPPING, FALLEN: the walk engine
+            out = self.walk.update(dt, joints)
+            targets = dict(out.joints)
+            phase, com_error, unstable = out.phase, out.com_error, out.unstable
+            self._integrate(out.odometry)
+            active = "walk" if self.walk.walking else "stand"
+            if self.mode == Mode.STOPPING:
+                active = f"kick_{self.pending[0].name}"
+        if head:
+            targets["HeadYaw"], targets["HeadPitch"] = self._head(dt)
+        else:                                           # resume from where the head is when the walk takes over
+            self.head_ctrl.yaw = targets.get("HeadYaw", self.head_ctrl.yaw)
+        self.targets = targets
+        status = MotionStatus(active, self.request_id, self.done, float(phase), float(com_error), bool(unstable))
+        return MotionOutput(targets, status, self.odom, self.mode)
+
+    def _transitions(self) -> None:
+        """The fall state's transitions (§8), checked before anything runs this cycle."""
+        lying = self.fall_state in GETUP_SKILLS
+        down = self.fall_state != UPRIGHT
+        if lying and self.config.auto_getup:
+            if self.mode != Mode.GETUP:
+                self._down()
+                self._start_getup()
+            return
+        if down and self.mode not in (Mode.SKILL, Mode.GETUP, Mode.FALLEN):
+            self._down()                                # falling (or lying, no get-up): the walk stands
+            self.walk.command_stand()
+            self.mode = Mode.FALLEN
+        elif self.mode == Mode.FALLEN and not down:
+            self.mode = Mode.WALK
+        elif self.mode == Mode.SKILL and lying:         # a dive that ends lying, with auto_getup off
+            self._down()
+            self.mode = Mode.FALLEN
+
+    def _down(self) -> None:
+        """A fall ends a kick, a stop for a kick and a skill (a dive falls on purpose and ends here)."""
+        if self.mode in (Mode.KICK, Mode.STOPPING):
+            self.log("info", f"motion: a fall ended kick {(self.kicker.kick if self.kicker else self.pending[0]).name}")
+            self.done = True
+        if self.mode == Mode.SKILL:
+            self.done = True
+        self.player, self.player_name, self.kicker, self.pending = None, "", None, None
+        self.walk.stop()
+
+    def _start_getup(self) -> None:
+        name = GETUP_SKILLS[self.fall_state]
+        if self._start_skill(name, {}):
+            self.mode, self.done = Mode.GETUP, False
+        else:
+            self.mode = Mode.FALLEN
+
+    def _skill_ended(self) -> None:
+        if self.mode == Mode.SKILL:
+            self.done = True
+            self._to_walk(stop=True)
+            return
+        # GETUP: again while the robot still lies; upright: walk (stand); falling in between: wait
+        if self.fall_state in GETUP_SKILLS and self.config.auto_getup:
+            self._start_getup()
+        elif self.fall_state == UPRIGHT:
+            self.done = True
+            self._to_walk(stop=True)
+        else:
+            self.player, self.player_name = None, ""
+            self.mode = Mode.FALLEN
+
+    def _begin_kick(self) -> None:
+        """The walk stands: the requested ball position moved by the odometry since the request (through the odom
+        frame), then the kick engine's reachability check (§13.1.1) from the stand pose of the walk's set."""
+        kick, (bx, by), (ox, oy, oth) = self.pending
+        x, y, th = self.odom
+        ball = F.to_local(F.from_local((bx, by), (ox, oy), oth), (x, y), th)
+        engine = KK.KickEngine(kick, self.stand_pose(), self.robot_type)
+        self.pending = None
+        if engine.start(ball):
+            self.kicker, self.mode = engine, Mode.KICK
+            self.stats.executed += 1
+            self.log("info", f"motion: kick {kick.name} at ball ({ball[0]:.3f}, {ball[1]:.3f}) m")
+        else:
+            self.mode = Mode.WALK
+            self._refuse(f"{engine.reason}; back to walking")
+
+    def stand_pose(self) -> KK.StandPose:
+        """The standing pose a kick starts from: the current walk set's."""
+        return KK.StandPose.from_walk(self.walk.sets[self.walk.set_name])
+
+    def _head(self, dt: float) -> tuple[float, float]:
+        r = self.head_req
+        bearing = distance = None
+        if r.mode in (H.BALL_FOCUS, H.LOOK_AT):
+            bearing, distance = math.atan2(r.target[1], r.target[0]), math.hypot(*r.target)
+        return self.head_ctrl.update(dt, r.mode, bearing, distance, r.yaw, r.pitch if r.mode == H.FIXED else None)
+
+    def _integrate(self, odo) -> None:
+        dx, dy, dth = odo
+        x, y, th = self.odom
+        c, s = math.cos(th), math.sin(th)
+        self.odom = (x + c * dx - s * dy, y + s * dx + c * dy, math.remainder(th + dth, 2 * math.pi))
+
+
+@cache
+def shipped_config(robot_type: int = 0, simulator: str = "") -> MotionConfig:
+    """config/motion.yaml's defaults for `robot_type` (the shipped walk sets, skills and kicks, with `simulator`'s
+    overlays), loaded once: the base an optimization task or a bench replaces what it varies in
+    (dataclasses.replace)."""
+    return MotionConfig.from_params(motion_parameters({"robot_type": robot_type, "simulator": simulator}))
+
+
+def load(p: Mapping[str, Any], log: Callable[[str, str], None] | None = None) -> MotionArbiter:
+    """The arbiter a set of motion parameters (config/motion.yaml names) describes."""
+    return MotionArbiter(MotionConfig.from_params(p), log)
+
+
+def motion_parameters(overrides: Mapping[str, Any] | None = None, params_file: str | Path | None = None
+                      ) -> dict[str, Any]:
+    """config/motion.yaml's parameters with `overrides` on top (what the node declares, without ROS)."""
+    from villa_nao.params import config_path, load_parameters
+
+    return {**load_parameters(params_file or config_path("villa_motion", "motion.yaml")), **(overrides or {})}

@@ -1,0 +1,53 @@
+"""What every villa node shares: the topic QoS and the spin loop of a node's main() (rclpy; the nodes only).
+
+    def main(args=None) -> int:
+        return spin(MotionNode, "motion", args)
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable
+
+import rclpy
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+# every villa topic: reliable, keep-last 5 (docs/architecture.md)
+QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+
+
+def stamp_seconds(stamp) -> float:
+    """builtin_interfaces/Time -> s."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def spin(make_node: Callable[[], object], name: str, args=None, errors: tuple[type[Exception], ...] = (ValueError,)
+         ) -> int:
+    """Run one node on an EventsExecutor until Ctrl-C / SIGTERM. A node whose constructor raises one of `errors`
+    (bad parameters, missing data) exits 2 with one line ``<name>: <reason>``; a clean stop exits 0."""
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.experimental import EventsExecutor
+
+    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())     # EventsExecutor.spin() would not wake: poll a flag
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    node = None
+    try:
+        node = make_node()
+        executor = EventsExecutor()
+        executor.add_node(node)
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except errors as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0

@@ -1,0 +1,44 @@
+"""The strategy stage: beams once per beam phase, requests a skill once while it runs, head on the ball."""
+
+from villa_localization.stage import WorldEstimate
+from villa_motion import arbiter as A
+from villa_motion import head as H
+from villa_strategy.decision import BEFORE_KICK_OFF, GOAL_OPP, PLAY_ON, StrategyParams
+from villa_strategy.stage import StrategyStage
+
+
+def _stage():
+    return StrategyStage(2, StrategyParams(team_size=2, seed=1))
+
+
+def _estimate(x, y, localized=True, ball=(0.0, 0.0)):
+    return WorldEstimate(0.0, (x, y, 0.0), (0.0,) * 9, localized, ball=ball, ball_valid=True)
+
+
+def test_beams_once_per_phase_and_again_only_where_it_did_not_take():
+    s = _stage()
+    beams = [s.decide(0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam for i in range(200)]      # 4 s before kick-off
+    sent = [b for b in beams if b is not None]
+    assert len(sent) == 1 and sent[0][0] < 0                      # a beam drops the robot: once is enough
+    s.world_estimate(_estimate(*sent[0][:2]))                     # standing on the spot: no more beams
+    assert all(s.decide(4 + 0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam is None for i in range(100))
+    s.world_estimate(_estimate(-3.0, 11.0))                       # still by the side line: the beam was lost
+    again = [s.decide(6 + 0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam for i in range(100)]
+    assert sum(b is not None for b in again) == 2                  # every beam_period (1 s) while it is not there
+    s.world_estimate(_estimate(-3.0, 11.0, localized=False))       # lost: trust nothing, no beams
+    assert all(s.decide(8 + 0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam is None for i in range(100))
+    assert s.decide(10.0, GOAL_OPP, 50.0, True).beam is not None   # a new phase: beam again
+
+
+def test_requests_a_skill_once_while_it_runs_and_focuses_the_head_on_the_ball():
+    s = _stage()
+    s.world_estimate(_estimate(-1.0, 0.0, ball=(0.0, 0.0)))
+    c = s.decide(1.0, PLAY_ON, 1.0, True)
+    assert c.walk is not None and c.walk.mode == A.WALK_NORMALIZED
+    assert c.head.mode == H.BALL_FOCUS and c.head.target[0] > 0.9
+    s.motion_status("kick_forward_L", False)                      # a skill runs: no new request
+    s.player.decide = lambda *a, **k: type(c.decision)(c.decision.role, c.decision.target, skill="dive_left")
+    assert s.decide(1.02, PLAY_ON, 1.02, True).request is None
+    s.motion_status("stand", True)
+    r = s.decide(1.04, PLAY_ON, 1.04, True).request
+    assert r is not None and r.skill == "dive_left" and r.request_id == 1

@@ -1,0 +1,155 @@
+"""The strategy as one object per player (what the strategy node wraps; the in-process player calls it directly).
+
+Inputs: the world estimate (villa_localization.stage.WorldEstimate, the plain villa_msgs/WorldModel), the fall state
+(§8), the motion status, heard messages (§6) and, once per server cycle, the game state, which runs one decision
+(villa_strategy.decision.TeamPlayer) and returns the Commands for motion and the bridge: a walk request, a skill or
+kick request, the head, say, beam (once per beam phase; again after `beam_period` s only while the estimate is over
+BEAM_MISSED from the spot) and the role assignment. Parameters: config/strategy.yaml's names; the robot's type and
+walk sets make its Body.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from villa_motion import arbiter as A
+from villa_motion import head as H
+from villa_strategy import behaviours as B
+from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
+from villa_strategy.formation import roles_for, variant_formation
+
+UPRIGHT = A.UPRIGHT
+BEAM_MISSED = 1.0           # m between our estimate and the beam spot that means a beam did not take effect
+
+
+@dataclass(frozen=True)
+class RoleSlot:
+    role: str
+    unum: int                                        # 0 = nobody
+    target: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class Commands:
+    """One decision's outputs (team-relative field frame for beam and targets, the robot frame for the head)."""
+
+    decision: Decision
+    walk: A.WalkRequest | None = None
+    request: A.SkillRequest | None = None
+    head: A.HeadRequest | None = None
+    say: str | None = None
+    beam: tuple[float, float, float] | None = None
+    roles: tuple[RoleSlot, ...] = ()
+
+
+def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyParams:
+    """From the strategy node's parameters (config/strategy.yaml names)."""
+    return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
+                          team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
+                          kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
+                          seed=seed)
+
+
+def body_from_params(p: Mapping[str, Any]) -> B.Body:
+    """The player's Body from its robot type and walk parameter sets (the motion node's: the same file)."""
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+
+    robot_type = int(p["robot_type"])
+    if robot_type not in range(5):
+        raise ValueError(f"robot_type must be 0..4, got {robot_type}")
+    sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
+    return B.Body.from_walk_sets(load_parameter_sets(sets_file, str(p.get("simulator", "")) or None), robot_type)
+
+
+class StrategyStage:
+    def __init__(self, unum: int, params: StrategyParams, body: B.Body | None = None, beam_period: float = 1.0
+                 ) -> None:
+        if not 1 <= unum <= 11:
+            raise ValueError(f"unum must be 1..11, got {unum}")
+        self.unum, self.params, self.beam_period = unum, params, beam_period
+        self.player = TeamPlayer(unum, params, body)
+        self.world = None                # the latest WorldEstimate
+        self.fallen = False
+        self.skill_running = False
+        self.request_id = 0
+        self.last_beam = -math.inf
+        self.beamed_to: tuple[float, float, float] | None = None
+        self.beam_mode = -1
+        self.side_left = True
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any], seed: int | None = None) -> StrategyStage:
+        """From the strategy node's parameters; `seed` (default: the `seed` parameter, -1 = a fresh generator)."""
+        if seed is None and int(p.get("seed", -1)) >= 0:
+            seed = int(p["seed"])
+        return cls(int(p["unum"]), strategy_params(p, seed), body_from_params(p), float(p["beam_period"]))
+
+    # --- inputs ------------------------------------------------------------------------------------------------
+    def world_estimate(self, estimate) -> None:
+        self.world = estimate
+
+    def fall(self, state: int) -> None:
+        self.fallen = state != UPRIGHT
+
+    def motion_status(self, active: str, done: bool) -> None:
+        self.skill_running = active not in ("walk", "stand", "") and not done
+
+    def hear(self, message: str, game_time: float, from_self: bool) -> None:
+        if not from_self:
+            self.player.hear(message, game_time, self.side_left)
+
+    def view(self) -> WorldView:
+        w = self.world
+        if w is None:
+            return WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0), ball_valid=False, localized=False,
+                             fallen=self.fallen)
+        ball = w.ball if w.ball is not None else (0.0, 0.0)
+        return WorldView(pose=w.pose, ball=ball, ball_velocity=w.ball_velocity, ball_valid=w.ball_valid,
+                         localized=w.localized, fallen=self.fallen,
+                         teammates={t.unum: t.position for t in w.teammates if t.valid and t.unum},
+                         opponents=[t.position for t in w.opponents if t.valid], sees_ball=w.ball_valid)
+
+    # --- one decision per cycle -----------------------------------------------------------------------------
+    def decide(self, t: float, play_mode: int, game_time: float, side_left: bool) -> Commands:
+        """The decision of the cycle at time t (s) with the game state."""
+        self.side_left = side_left
+        d = self.player.decide(self.view(), play_mode, game_time, side_left)
+        beam = None
+        if d.beam is not None:
+            # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
+            # falls); again after beam_period only while our estimate says we are not there (the beam was lost)
+            w = self.world
+            fresh = d.beam != self.beamed_to or play_mode != self.beam_mode
+            missed = (w is not None and w.localized and math.dist(w.pose[:2], d.beam[:2]) > BEAM_MISSED
+                      and t - self.last_beam >= self.beam_period)
+            if fresh or missed:
+                self.last_beam, self.beamed_to, self.beam_mode, beam = t, d.beam, play_mode, d.beam
+        request = None
+        if d.skill and not self.skill_running:
+            self.request_id += 1
+            request = A.SkillRequest(d.skill, dict(d.skill_params), self.request_id, True)
+        walk = None
+        if d.walk is not None and not self.fallen:
+            walk = A.WalkRequest(A.WALK_STAND if d.walk.stop else A.WALK_NORMALIZED, float(d.walk.x),
+                                 float(d.walk.y), float(d.walk.theta), d.walk.parameter_set)
+        elif d.beam is not None:
+            walk = A.WalkRequest(A.WALK_STAND)
+        head = A.HeadRequest(H.SCAN)
+        w = self.world
+        if d.head_ball_focus and w is not None and w.ball_valid:
+            dx, dy = w.ball[0] - w.pose[0], w.ball[1] - w.pose[1]
+            c, s = math.cos(-w.pose[2]), math.sin(-w.pose[2])
+            head = A.HeadRequest(H.BALL_FOCUS, target=(c * dx - s * dy, s * dx + c * dy))
+        return Commands(d, walk, request, head, d.say, beam, self._roles(d))
+
+    def _roles(self, d: Decision) -> tuple[RoleSlot, ...]:
+        ball = self.world.ball if self.world is not None and self.world.ball is not None else (0.0, 0.0)
+        targets = variant_formation(self.params.variant, ball, self.params.team_size)
+        return tuple(RoleSlot(role, int(d.assignment.get(role, 0)),
+                              None if targets.get(role) is None else (float(targets[role][0]),
+                                                                      float(targets[role][1])))
+                     for role in roles_for(self.params.team_size))
