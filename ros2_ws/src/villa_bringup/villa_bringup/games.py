@@ -35,6 +35,7 @@ import yaml
 
 from villa_bringup.accounting import Accounting, beamed
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
+from villa_nao.interrupt import interruptible
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
 SETTLE = 1.0                      # simulated s every player stands beamed on its half before the kick-off
@@ -569,10 +570,6 @@ def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
             for i in range(args.games)]
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
 def main(args: argparse.Namespace | None = None) -> int:
     if args is None:
         parser = argparse.ArgumentParser(prog="villa games", description=__doc__.splitlines()[0])
@@ -607,8 +604,7 @@ def main(args: argparse.Namespace | None = None) -> int:
           f"A {a.name} ({a.variant}) v B {b.name} ({b.variant}), sides alternating, server {args.server}"
           f"{' (socket)' if args.socket else ''}, {min(args.jobs, len(specs))} at once; output in {out}",
           file=sys.stderr, flush=True)
-    signal.signal(signal.SIGINT, signal.default_int_handler)   # also when started in the background by a script
-    signal.signal(signal.SIGTERM, _interrupt)
+    interruptible()                                     # also when started in the background by a script
     results, errors, interrupted = run_games(specs, args.jobs, out)
     if results:
         s = summarize(results)

@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from villa_nao.interrupt import interruptible
+
 
 def _int_at_least(lo: int):
     def parse(text: str) -> int:
@@ -161,6 +163,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     except ValueError as e:
         print(f"villa optimize: {e}", file=sys.stderr)
         return 2
+    interruptible()                                     # Ctrl-C / kill -INT / SIGTERM, also from a background start
     try:
         st = run(objective, x0, cfg, live=True)
     except ValueError as e:
