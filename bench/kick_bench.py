@@ -20,7 +20,7 @@ from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_nao.params import config_path
 from villa_optimize.standing_kick import KickTrial, StandingKickEpisode
-from villa_optimize.worlds import make_world
+from villa_optimize.worlds import SIMULATOR, make_world
 
 
 def main() -> None:
@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
-    kicks = KK.load_kick_set(a.set, params_path=a.params)
+    kicks = KK.load_kick_set(a.set, params_path=a.params, simulator=SIMULATOR[a.world])
     stand = KK.StandPose.from_walk(load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))["goToTarget"])
     names = a.kicks.split(",") if a.kicks else sorted(kicks)
     rng = np.random.default_rng(a.seed)

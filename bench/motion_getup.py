@@ -23,7 +23,7 @@ from villa_motion.params import load_skill_variables
 from villa_motion.skills import load_dir
 from villa_nao.params import config_path, share_path
 from villa_optimize.getup_objective import GetupEpisode, GetupTrial, trial_starts
-from villa_optimize.worlds import make_world
+from villa_optimize.worlds import SIMULATOR, make_world
 
 
 def main() -> None:
@@ -36,7 +36,7 @@ def main() -> None:
     ap.add_argument("--sides", default="back,front")
     a = ap.parse_args()
     skills = load_dir(a.skills or share_path("villa_motion", "skills"))
-    learned = load_skill_variables(a.params or config_path("villa_motion", "skill_params.yaml"))
+    learned = load_skill_variables(a.params or config_path("villa_motion", "skill_params.yaml"), SIMULATOR[a.world])
     world = make_world(a.world, a.robot_type)
     try:
         for side in a.sides.split(","):

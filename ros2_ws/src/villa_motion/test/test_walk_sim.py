@@ -10,6 +10,9 @@ from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path, share_path
 from villa_sim.inprocess import InProcessNao
 
+NOT_RETUNED = ("issue 16: villa sim now actuates the Nao as SimSpark does; no get-up from the back works on it yet "
+               "(docs/status.md)")
+
 pytestmark = pytest.mark.integration
 
 
@@ -40,6 +43,7 @@ def test_walks_2_m_forward_without_falling():
     assert abs(p[1] - start[1]) < 1.0
 
 
+@pytest.mark.xfail(reason=NOT_RETUNED, strict=True)
 def test_gets_up_from_the_back():
     skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))

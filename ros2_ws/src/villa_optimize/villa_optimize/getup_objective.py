@@ -35,6 +35,7 @@ from villa_motion.params import load_skill_variables
 from villa_motion.skills import Skill, SkillPlayer, load_dir
 from villa_nao.joints import BY_NAME
 from villa_optimize.space import Space, write_text_atomic
+from villa_optimize.worlds import SIMULATOR
 
 STAND_UPRIGHT = 0.9          # torso up-axis z of a robot that stands
 STAND_HEIGHT = 0.3           # m, torso height of a robot that stands (0.34-0.44 by type, crouched)
@@ -223,7 +224,7 @@ class GetupObjective:
                 "robot_type": self.robot_type, "trials": self.trials}
 
     def start_values(self) -> dict[str, float]:
-        learned = load_skill_variables(self.variables_file).get(self.skill_name, {})
+        learned = load_skill_variables(self.variables_file, SIMULATOR[self.backend]).get(self.skill_name, {})
         return {n: float(learned.get(n, (lo + hi) / 2))
                 for n, lo, hi in zip(self.space.names, self.space.lower, self.space.upper, strict=True)}
 
