@@ -27,12 +27,9 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +39,7 @@ from transforms3d.quaternions import mat2quat
 from villa_bridge import framing
 from villa_bridge.sexp import ParseError, parse
 from villa_sim.testing import free_ports
-from villa_sim.trainer import GroundTruth, PlayerTruth, TrainerError
+from villa_sim.trainer import GroundTruth, PlayerTruth, Trainer, TrainerError
 
 DEFAULT_PREFIX = Path("/opt/rcssserver3d")
 PLAY_MODES = ("BeforeKickOff", "KickOff_Left", "KickOff_Right", "PlayOn", "KickIn_Left", "KickIn_Right",
@@ -365,52 +362,25 @@ class MonitorScene:
                            tuple(float(v) for v in vel), players)
 
 
-class SimSparkTrainer:
+class SimSparkTrainer(Trainer):
     """Trainer and ground truth over SimSpark's monitor port: villa_sim.trainer.Trainer's interface.
 
     ``move_player`` takes the global frame with theta in rad, 0 = facing +x (the server's own ``move`` angle
     has 0 facing +y, and stands the robot upright); ``team`` is Left or Right (or the side's team name).
     """
 
+    SERVER = "SimSpark"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + connect_timeout
-        while True:
-            try:
-                self._sock = socket.create_connection((host, port), timeout=1.0)
-                break
-            except OSError as e:
-                if time.monotonic() > deadline:
-                    raise TrainerError(f"cannot reach SimSpark's monitor port {host}:{port}: {e}") from e
-                time.sleep(0.1)
-        self._sock.settimeout(None)
-        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.scene = MonitorScene()
-        self._lock = threading.Condition()
-        self._send_lock = threading.Lock()
-        self._truth: GroundTruth | None = None
-        self._closed = False
         self.errors = 0
-        self._reader = threading.Thread(target=self._read_loop, name="simspark-trainer", daemon=True)
-        self._reader.start()
+        super().__init__(host, port, connect_timeout)
 
     # --- commands -----------------------------------------------------------------------------------
-    def send(self, command: str) -> None:
-        try:
-            with self._send_lock:
-                self._sock.sendall(framing.encode(command))
-        except OSError as e:
-            raise TrainerError(f"monitor connection lost: {e}") from e
-
-    def kick_off(self, side: str = "Left") -> None:
-        self.send(f"(kickOff {side})")
-
     def play_mode(self, mode: str) -> None:
         if mode not in PLAY_MODES:
             raise ValueError(f"unknown SimSpark play mode {mode!r}; known: {', '.join(PLAY_MODES)}")
-        self.send(f"(playMode {mode})")
-
-    def drop_ball(self) -> None:
-        self.send("(dropBall)")
+        super().play_mode(mode)
 
     def place_ball(self, x: float, y: float, z: float | None = None, velocity=(0.0, 0.0, 0.0)) -> None:
         z = 0.042 if z is None else z
@@ -436,62 +406,21 @@ class SimSparkTrainer:
                   f"{math.degrees(theta) - 90.0:.3f}))")
 
     # --- ground truth -------------------------------------------------------------------------------
-    def truth(self) -> GroundTruth | None:
-        with self._lock:
-            return self._truth
-
-    def wait_for(self, predicate: Callable[[GroundTruth], bool], timeout: float = 30.0) -> GroundTruth:
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while True:
-                if self._truth is not None and predicate(self._truth):
-                    return self._truth
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self._closed:
-                    raise TrainerError("timed out waiting for SimSpark" if not self._closed
-                                       else "SimSpark's monitor connection closed")
-                self._lock.wait(min(remaining, 0.5))
-
     def wait_sim_time(self, t: float, timeout: float = 60.0) -> GroundTruth:
         """Wait until the game time reaches t (SimSpark's monitor has no other clock)."""
-        return self.wait_for(lambda g: g.sim_time >= t, timeout)
+        return super().wait_sim_time(t, timeout)
 
     def wait_updates(self, n: int = 2, timeout: float = 30.0) -> GroundTruth:
         """Wait for n more monitor messages (at most one per 2 cycles; also sent while the server waits)."""
         start = self.scene.messages
         return self.wait_for(lambda g: self.scene.messages >= start + n, timeout)
 
-    def close(self) -> None:
-        self._closed = True
+    def _next_truth(self) -> GroundTruth | None:
+        data = framing.recv_frame(self._sock, self.MAX_FRAME)
         try:
-            self._sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self._sock.close()
-
-    def __enter__(self) -> SimSparkTrainer:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def _read_loop(self) -> None:
-        try:
-            while not self._closed:
-                data = framing.recv_frame(self._sock, 16 << 20)
-                try:
-                    self.scene.feed(data)
-                except ParseError:
-                    self.errors += 1                     # lost track of the tree: ask for a full state again
-                    self.send("(reqfullstate)")
-                    continue
-                gt = self.scene.truth()
-                with self._lock:
-                    self._truth = gt
-                    self._lock.notify_all()
-        except (OSError, ConnectionError, ParseError):
-            pass
-        finally:
-            with self._lock:
-                self._closed = True
-                self._lock.notify_all()
+            self.scene.feed(data)
+        except ParseError:
+            self.errors += 1                     # lost track of the tree: ask for a full state again
+            self.send("(reqfullstate)")
+            return None
+        return self.scene.truth()

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import re
 import socket
-import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from villa_bridge import framing
+from villa_bridge.sexp import ParseError
 from villa_nao import field as F
 
 _GT = re.compile(rb"\(GT \(t ([^)]+)\)\(gt ([^)]+)\)\(pm ([^)]+)\)\(sl (\d+)\)\(sr (\d+)\)"
@@ -73,7 +74,14 @@ class TrainerError(RuntimeError):
 
 
 class Trainer:
-    """Connects to the monitor port; commands go out at once, ground truth arrives in the background."""
+    """Connects to the monitor port; commands go out at once, ground truth arrives in the background.
+
+    villa sim's trainer; villa_sim.simspark.SimSparkTrainer is the same over SimSpark's monitor, overriding what its
+    server says differently (`_next_truth`, the commands' forms) and `SERVER` for the messages.
+    """
+
+    SERVER = "the simulation"           # in error messages
+    MAX_FRAME = 16 << 20                # bytes: a monitor message
 
     def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
         deadline = time.monotonic() + connect_timeout
@@ -83,20 +91,22 @@ class Trainer:
                 break
             except OSError as e:
                 if time.monotonic() > deadline:
-                    raise TrainerError(f"cannot reach the monitor port {host}:{port}: {e}") from e
+                    raise TrainerError(f"cannot reach {self.SERVER}'s monitor port {host}:{port}: {e}") from e
                 time.sleep(0.1)
         self._sock.settimeout(None)
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._lock = threading.Condition()
+        self._send_lock = threading.Lock()
         self._truth: GroundTruth | None = None
         self._closed = False
-        self._reader = threading.Thread(target=self._read_loop, name="trainer-reader", daemon=True)
+        self._reader = threading.Thread(target=self._read_loop, name=f"{type(self).__name__}-reader", daemon=True)
         self._reader.start()
 
     # --- commands -----------------------------------------------------------------------------------
     def send(self, command: str) -> None:
-        data = command.encode()
         try:
-            self._sock.sendall(struct.pack(">I", len(data)) + data)
+            with self._send_lock:
+                self._sock.sendall(framing.encode(command))
         except OSError as e:
             raise TrainerError(f"monitor connection lost: {e}") from e
 
@@ -132,8 +142,8 @@ class Trainer:
                     return self._truth
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._closed:
-                    raise TrainerError("timed out waiting for the simulation" if not self._closed
-                                       else "monitor connection closed")
+                    raise TrainerError(f"timed out waiting for {self.SERVER}" if not self._closed
+                                       else f"{self.SERVER}'s monitor connection closed")
                 self._lock.wait(min(remaining, 0.5))
 
     def wait_sim_time(self, t: float, timeout: float = 60.0) -> GroundTruth:
@@ -153,25 +163,19 @@ class Trainer:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _recv_exact(self, n: int) -> bytes:
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = self._sock.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("monitor connection closed")
-            buf += chunk
-        return bytes(buf)
+    def _next_truth(self) -> GroundTruth | None:
+        """Read one monitor message: the ground truth it gives, or None."""
+        return parse_ground_truth(framing.recv_frame(self._sock, self.MAX_FRAME))
 
     def _read_loop(self) -> None:
         try:
             while not self._closed:
-                (n,) = struct.unpack(">I", self._recv_exact(4))
-                gt = parse_ground_truth(self._recv_exact(n))
+                gt = self._next_truth()
                 if gt is not None:
                     with self._lock:
                         self._truth = gt
                         self._lock.notify_all()
-        except (OSError, ConnectionError, struct.error):
+        except (OSError, ConnectionError, ParseError):
             pass
         finally:
             with self._lock:
