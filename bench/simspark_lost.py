@@ -75,32 +75,26 @@ class Listener:
     """The player's pose (with covariance), fall_state and imu; publishes motion requests."""
 
     def __init__(self, unum: int) -> None:
-        import rclpy
         from geometry_msgs.msg import PoseWithCovarianceStamped
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
         from sensor_msgs.msg import Imu
 
         from villa_msgs.msg import FallState, MotionRequest
+        from villa_nao.ros import BackgroundNode
 
         self.pose: tuple[float, float, float, float] | None = None     # x, y, theta, position sigma
         self.fall_state = 0
         self.fall_changes: list[tuple[float, int]] = []                # (stamp, new state)
         self.acc: list[tuple[float, float, float, float]] = []
         self.record_acc = False
-        self._ctx = Context()
-        rclpy.init(context=self._ctx, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-        self._node = rclpy.create_node("villa_bench_lost", context=self._ctx)
+        self._bg = BackgroundNode("villa_bench_lost")
+        self._node = self._bg.node
         ns = f"/{TEAM}/p{unum}"
         self._node.create_subscription(PoseWithCovarianceStamped, f"{ns}/pose", self._on_pose, 5)
         self._node.create_subscription(FallState, f"{ns}/fall_state", self._on_fall, 50)
         self._node.create_subscription(Imu, f"{ns}/imu", self._on_imu, 50)
         self._request = self._node.create_publisher(MotionRequest, f"{ns}/motion_request", 5)
         self._msg = MotionRequest
-        self._exec = SingleThreadedExecutor(context=self._ctx)
-        self._exec.add_node(self._node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        self._bg.start()
 
     def _on_pose(self, m) -> None:
         p, q, c = m.pose.pose.position, m.pose.pose.orientation, m.pose.covariance
@@ -119,19 +113,8 @@ class Listener:
     def request(self, skill: str) -> None:
         self._request.publish(self._msg(request_id=1000, skill=skill, interrupt=True))
 
-    def _spin(self) -> None:
-        try:
-            while self._ctx.ok():
-                self._exec.spin_once(timeout_sec=0.1)
-        except Exception:  # the context was shut down
-            pass
-
     def close(self) -> None:
-        import rclpy
-
-        rclpy.try_shutdown(context=self._ctx)
-        self._thread.join(timeout=2)
-        self._node.destroy_node()
+        self._bg.close()
 
 
 def sample(trainer: SimSparkTrainer, lis: Listener, unum: int, t0: float) -> dict | None:

@@ -15,7 +15,6 @@ import json
 import os
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -106,41 +105,24 @@ class PoseListener:
     """Subscribes to every player's `pose` (PoseWithCovarianceStamped, team-relative field frame)."""
 
     def __init__(self, teams: dict[str, list[int]]) -> None:
-        import rclpy
         from geometry_msgs.msg import PoseWithCovarianceStamped
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
+
+        from villa_nao.ros import BackgroundNode
 
         self.latest: dict[tuple[str, int], tuple[float, float, float]] = {}
-        self._ctx = Context()
-        rclpy.init(context=self._ctx, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-        self._node = rclpy.create_node("villa_match", context=self._ctx)
+        self._bg = BackgroundNode("villa_match")
         for team, unums in teams.items():
             for u in unums:
-                self._node.create_subscription(PoseWithCovarianceStamped, f"/{team}/p{u}/pose",
-                                               lambda m, k=(team, u): self._on_pose(k, m), 5)
-        self._exec = SingleThreadedExecutor(context=self._ctx)
-        self._exec.add_node(self._node)
-        self._thread = threading.Thread(target=self._spin, daemon=True, name="match-poses")
-        self._thread.start()
+                self._bg.node.create_subscription(PoseWithCovarianceStamped, f"/{team}/p{u}/pose",
+                                                  lambda m, k=(team, u): self._on_pose(k, m), 5)
+        self._bg.start()
 
     def _on_pose(self, key, msg) -> None:
         p, q = msg.pose.pose.position, msg.pose.pose.orientation
         self.latest[key] = (p.x, p.y, F.yaw_upright((q.w, q.x, q.y, q.z))[0])
 
-    def _spin(self) -> None:
-        try:
-            while self._ctx.ok():
-                self._exec.spin_once(timeout_sec=0.1)
-        except Exception:  # the context was shut down
-            pass
-
     def close(self) -> None:
-        import rclpy
-
-        rclpy.try_shutdown(context=self._ctx)
-        self._thread.join(timeout=2)
-        self._node.destroy_node()
+        self._bg.close()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -51,3 +51,37 @@ def spin(make_node: Callable[[], object], name: str, args=None, errors: tuple[ty
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+class BackgroundNode:
+    """A node in its own rclpy context, spun on a daemon thread: for tools that watch a team while doing other work
+    (`villa match`, benchmarks). Create subscriptions on `node`, then `start()`; `close()` stops it."""
+
+    def __init__(self, name: str) -> None:
+        from rclpy.context import Context
+
+        self._ctx = Context()
+        rclpy.init(context=self._ctx, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+        self.node = rclpy.create_node(name, context=self._ctx)
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        from rclpy.executors import SingleThreadedExecutor
+
+        self._exec = SingleThreadedExecutor(context=self._ctx)
+        self._exec.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, daemon=True, name=f"{self.node.get_name()}-spin")
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            while self._ctx.ok():
+                self._exec.spin_once(timeout_sec=0.1)
+        except Exception:  # the context was shut down
+            pass
+
+    def close(self) -> None:
+        rclpy.try_shutdown(context=self._ctx)
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.node.destroy_node()
