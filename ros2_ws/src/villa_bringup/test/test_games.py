@@ -53,7 +53,7 @@ def test_summary_counts_results_and_standard_error():
     def r(a, b):
         team = {"team": "t", "variant": "villa", "score": 0, "falls": 2, "loc_error_mean": 0.5, "loc_error_p95": 1.0,
                 "possession": 0.5, "kicks_requested": 2, "kicks_executed": 1, "kicks_refused": 1, "first_kick": None,
-                "errors": 0}
+                "errors": 0, "down": 0.1, "cycles": 100, "late_cycles": 1}
         return {"game": 0, "players": 2, "duration": 60.0, "wall": 1.0, "cpu": 1.0, "goal_difference": a - b,
                 "result": "W" if a > b else "L" if a < b else "D", "A": {**team, "score": a}, "B": {**team, "score": b}}
 
@@ -64,7 +64,23 @@ def test_summary_counts_results_and_standard_error():
                                                     ** 0.5)
     assert s["A"]["goals"] == 3 and s["B"]["goals"] == 2
     assert s["A"]["falls_per_player_minute"] == pytest.approx(6 / 6.0)      # 6 falls in 3 games x 2 players x 1 min
-    assert "W 1 / D 1 / L 1" in G.table(s)
+    assert s["A"]["down"] == pytest.approx(0.1) and (s["A"]["late_cycles"], s["A"]["cycles"]) == (3, 300)
+    assert "W 1 / D 1 / L 1" in G.table(s) and "10.0%" in G.table(s) and "3 (300)" in G.table(s)
+
+
+def test_accounting_counts_a_fall_once_and_the_time_down():
+    from villa_bringup.accounting import Accounting
+    from villa_sim.trainer import GroundTruth, PlayerTruth
+
+    lying = (0.7071, 0.0, 0.7071, 0.0)                # torso turned 90 degrees about y: on its back or front
+    acc = Accounting("villa", "other")
+    for q in [(1, 0, 0, 0), lying, lying, (1, 0, 0, 0)]:
+        gt = GroundTruth(0.0, 0.0, "PlayOn", 0, 0, (0.0, 0.0, 0.04), (0.0, 0.0, 0.0),
+                         {("left", 1): PlayerTruth("villa", "left", 1, (-1.0, 0.0, 0.3), q)})
+        acc.sample(gt, {("villa", 1): (-1.1, 0.0, 0.0)})
+    s = acc.summary("left")
+    assert s["falls"] == 1 and s["down"] == pytest.approx(0.5)
+    assert s["loc_samples"] == 2 and s["loc_error_mean"] == pytest.approx(0.1)   # measured only while upright
 
 
 def test_villa_sim_over_sockets(tmp_path):

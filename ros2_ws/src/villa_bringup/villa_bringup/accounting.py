@@ -1,8 +1,8 @@
 """What a game is measured by, from the server's ground truth (`villa match` and `villa games` both count this way).
 
 Sampled while the game runs (after the kick-off): ball possession (the team whose player is nearest the ball),
-falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall), and each upright robot's localization
-error (its own pose estimate against the truth, in its team's field frame).
+falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall), the share of robot samples down, and
+each upright robot's localization error (its own pose estimate against the truth, in its team's field frame).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class TeamStats:
     score: int = 0
     possession_samples: int = 0
     falls: int = 0
+    robot_samples: int = 0
+    down_samples: int = 0
     loc_errors: list[float] = field(default_factory=list)
     heading_errors: list[float] = field(default_factory=list)
 
@@ -67,6 +69,8 @@ class Accounting:
             if d < best_d:
                 best, best_d = side, d
             down = p.upright < FALLEN_UPRIGHT
+            st.robot_samples += 1
+            st.down_samples += down
             if down and not self._down.get((side, unum), False):
                 st.falls += 1
             self._down[(side, unum)] = down
@@ -87,5 +91,6 @@ class Accounting:
             return sum(v) / len(v) if v else None
 
         return {"team": s.name, "score": s.score, "possession": s.possession_samples / max(self.samples, 1),
-                "falls": s.falls, "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
+                "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1),
+                "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors)}

@@ -142,7 +142,9 @@ class Game:
                           "kicks_executed": sum(k.executed for k in kicks),
                           "kicks_refused": sum(k.refused for k in kicks),
                           "first_kick": round(min(firsts), 2) if firsts else None,
-                          "errors": sum(pl.session.stats.callback_errors + pl.rejected for pl in team)}
+                          "errors": sum(pl.session.stats.callback_errors + pl.rejected for pl in team),
+                          "cycles": sum(pl.session.stats.cycles for pl in team),
+                          "late_cycles": sum(pl.session.stats.late_cycles for pl in team)}
         gd = out["A"]["score"] - out["B"]["score"]
         out["goal_difference"] = gd
         out["result"] = "W" if gd > 0 else ("L" if gd < 0 else "D")
@@ -459,6 +461,7 @@ def summarize(results: list[dict]) -> dict:
         out[label] = {"team": rs[0]["team"] if rs else "", "variant": rs[0]["variant"] if rs else "",
                       "goals": sum(x["score"] for x in rs), "goals_per_game": _mean([x["score"] for x in rs]),
                       "falls_per_player_minute": sum(x["falls"] for x in rs) / max(minutes, 1e-9),
+                      "down": _mean([x["down"] for x in rs]),
                       "loc_error_mean": _mean([x["loc_error_mean"] for x in rs]),
                       "loc_error_p95": _mean([x["loc_error_p95"] for x in rs]),
                       "possession": _mean([x["possession"] for x in rs]),
@@ -466,7 +469,9 @@ def summarize(results: list[dict]) -> dict:
                       "kicks_executed": sum(x["kicks_executed"] for x in rs),
                       "kicks_refused": sum(x["kicks_refused"] for x in rs),
                       "first_kick_mean": _mean(firsts), "games_with_a_kick": len(firsts),
-                      "errors": sum(x["errors"] for x in rs)}
+                      "errors": sum(x["errors"] for x in rs),
+                      "cycles": sum(x.get("cycles", 0) for x in rs),
+                      "late_cycles": sum(x.get("late_cycles", 0) for x in rs)}
     return out
 
 
@@ -480,13 +485,15 @@ def table(s: dict) -> str:
             ("goals (per game)", f"{a['goals']} ({f(a['goals_per_game'])})",
              f"{b['goals']} ({f(b['goals_per_game'])})"),
             ("falls per player-minute", f(a["falls_per_player_minute"]), f(b["falls_per_player_minute"])),
+            ("time down", f(a["down"], "{:.1%}"), f(b["down"], "{:.1%}")),
             ("localization error m (mean, p95)", f"{f(a['loc_error_mean'])}, {f(a['loc_error_p95'])}",
              f"{f(b['loc_error_mean'])}, {f(b['loc_error_p95'])}"),
             ("possession", f(a["possession"], "{:.0%}"), f(b["possession"], "{:.0%}")),
             ("kicks requested/executed/refused", f"{a['kicks_requested']}/{a['kicks_executed']}/{a['kicks_refused']}",
              f"{b['kicks_requested']}/{b['kicks_executed']}/{b['kicks_refused']}"),
             ("s from kick-off to first kick (games)", f"{f(a['first_kick_mean'], '{:.1f}')} ({a['games_with_a_kick']})",
-             f"{f(b['first_kick_mean'], '{:.1f}')} ({b['games_with_a_kick']})")]
+             f"{f(b['first_kick_mean'], '{:.1f}')} ({b['games_with_a_kick']})"),
+            ("late cycles (of cycles)", f"{a['late_cycles']} ({a['cycles']})", f"{b['late_cycles']} ({b['cycles']})")]
     head = (f"villa games: {s['games']} games, A: W {s['wins']} / D {s['draws']} / L {s['losses']}, goal difference "
             f"{f(s['goal_difference_mean'], '{:+.2f}')} +- {f(se)} (standard error); "
             f"{s['simulated_s']:.0f} simulated s in {s['cpu_s']:.0f} CPU s "
