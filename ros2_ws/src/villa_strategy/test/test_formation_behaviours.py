@@ -94,6 +94,18 @@ def test_approach_goes_around_the_ball_when_in_front():
     assert t == pytest.approx([-0.25, 0.0])
 
 
+def test_pursuit_angle_only_while_the_opponent_is_nearer_the_ball():
+    # §12.4: an opponent at the ball dribbling toward our goal: wait 0.6 m back along its path
+    t = B.approach_target((-2.0, 0.5), (0.0, 0.0), 0.0, opponent=(0.2, 0.0))
+    assert t == pytest.approx([-0.6, 0.0])
+    # both on-ball players waiting 0.6 m from a still ball: neither is "about to move it"; go for the ball
+    t = B.approach_target((-0.6, 0.0), (0.0, 0.0), 0.0, opponent=(0.6, 0.0))
+    assert t == pytest.approx([-0.25, 0.0])
+    me, opp = (-0.6, 0.0), (0.6, 0.0)                   # and the opponent, mirrored, does the same: no standstill
+    t_opp = B.approach_target((-opp[0], -opp[1]), (0.0, 0.0), 0.0, opponent=(-me[0], -me[1]))
+    assert t_opp == pytest.approx([-0.25, 0.0])
+
+
 def test_when_to_kick():
     assert B.want_kick((0, 0), 0.0, [(3.0, 0.5)])
     assert not B.want_kick((0, 0), 0.0, [(0.5, 0.0)])

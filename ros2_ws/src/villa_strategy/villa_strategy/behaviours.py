@@ -172,17 +172,24 @@ def side_waypoint(me, ball, target, side: float) -> np.ndarray:
     return a if np.linalg.norm(a - target) < np.linalg.norm(b - target) else b
 
 
+PURSUIT_MARGIN = 0.1           # m: §12.4's pursuit point only while the opponent is this much nearer the ball
+
+
 def approach_target(me, ball, direction: float, behind: float = 0.25, side: float = 0.5,
                     opponent=None) -> np.ndarray:
     """§12.4: the point `behind` the ball along the wanted direction; if walking there would cross the ball, a waypoint
     0.5 m to the side of the ball (perpendicular to agent->ball); with an opponent within 1 m of the ball and the ball
-    between it and our goal, a point farther back along the opponent's likely dribble path (pursuit angle)."""
+    between it and our goal, a point farther back along the opponent's likely dribble path (pursuit angle) — while the
+    opponent is nearer the ball than we are (by PURSUIT_MARGIN): otherwise the opponent is not the one about to move
+    it, and two players both waiting in pursuit 0.6 m from a still ball would stand there for the rest of the game
+    (seen on SimSpark, issue 16)."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     u = np.array([math.cos(direction), math.sin(direction)])
     target = ball - behind * u
     if opponent is not None:
         opp = np.asarray(opponent, float)[:2]
-        if np.linalg.norm(opp - ball) < 1.0 and ball[0] < opp[0]:
+        opp_d = float(np.linalg.norm(opp - ball))
+        if opp_d < 1.0 and ball[0] < opp[0] and opp_d < float(np.linalg.norm(me - ball)) - PURSUIT_MARGIN:
             path = ball - opp
             path = path / max(np.linalg.norm(path), 1e-6)
             return ball + 0.6 * path
