@@ -24,6 +24,7 @@ KICK_IN_OWN, KICK_IN_OPP, CORNER_KICK_OWN, CORNER_KICK_OPP, GOAL_KICK_OWN, GOAL_
 GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
 FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
+KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpark's beam noise is +-5 cm)
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
 
@@ -178,7 +179,10 @@ class TeamPlayer:
             role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
             pos = formation.kickoff_positions(size, our_kickoff=our_kickoff)
             x, y = pos[role]
-            return Decision(role, (float(x), float(y)), beam=(float(x), float(y), 0.0), method="kickoff")
+            heading = 0.0
+            if role == "onBall" and our_kickoff and self.kicks:
+                x, y, heading = self._kickoff_beam((float(x), float(y)))
+            return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
         if play_mode == GAME_OVER:
             return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
 
@@ -234,6 +238,20 @@ class TeamPlayer:
         walk = B.go_to(me, theta, target, face=face, obstacles=obstacles, body=self.body)
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
+
+    def _kickoff_beam(self, spot: tuple[float, float]) -> tuple[float, float, float]:
+        """§11.2.1: the kick-off taker is beamed where the kick-off kick (its direction drawn now and kept for the
+        kick) reaches the ball without a step, KICKOFF_SETBACK m back from its stand-at point: SimSpark adds up to
+        5 cm of noise to a beam, and a robot beamed against the ball touches it first. A step up to the ball from the
+        old spot did that on SimSpark, so the kick was the taker's second touch and the opponents got a free kick."""
+        if self._kickoff_dir is None:
+            self._kickoff_dir = KK.kickoff_direction(self.rng)
+        pool = [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
+        if not pool:
+            return spot[0], spot[1], 0.0
+        _, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), self._kickoff_dir)
+        x, y = stand_at - KICKOFF_SETBACK * np.array([math.cos(heading), math.sin(heading)])
+        return float(x), float(y), float(heading)
 
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
         """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
