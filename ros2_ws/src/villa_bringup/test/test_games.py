@@ -3,6 +3,7 @@ output and Ctrl-C (integration: they run the simulator)."""
 
 import argparse
 import json
+import math
 import os
 import signal
 import subprocess
@@ -72,15 +73,21 @@ def test_accounting_counts_a_fall_once_and_the_time_down():
     from villa_bringup.accounting import Accounting
     from villa_sim.trainer import GroundTruth, PlayerTruth
 
-    lying = (0.7071, 0.0, 0.7071, 0.0)                # torso turned 90 degrees about y: on its back or front
+    def q(up):                                        # a torso tilted about y so that its up-axis z is `up`
+        half = math.acos(max(-1.0, min(1.0, up))) / 2
+        return (math.cos(half), 0.0, math.sin(half), 0.0)
+
     acc = Accounting("villa", "other")
-    for q in [(1, 0, 0, 0), lying, lying, (1, 0, 0, 0)]:
-        gt = GroundTruth(0.0, 0.0, "PlayOn", 0, 0, (0.0, 0.0, 0.04), (0.0, 0.0, 0.0),
-                         {("left", 1): PlayerTruth("villa", "left", 1, (-1.0, 0.0, 0.3), q)})
+    # stand, fall, a get-up that sits up and folds forward (0.7, 0.3) and then fails (0.1), a second that stands;
+    # standing 1 s ends the fall; then a new fall
+    ups = [1.0, 0.1, 0.1, 0.7, 0.3, 0.1, 0.7, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.2]
+    for i, up in enumerate(ups):
+        gt = GroundTruth(0.2 * i, 0.2 * i, "PlayOn", 0, 0, (0.0, 0.0, 0.04), (0.0, 0.0, 0.0),
+                         {("left", 1): PlayerTruth("villa", "left", 1, (-1.0, 0.0, 0.3), q(up))})
         acc.sample(gt, {("villa", 1): (-1.1, 0.0, 0.0)})
     s = acc.summary("left")
-    assert s["falls"] == 1 and s["down"] == pytest.approx(0.5)
-    assert s["loc_samples"] == 2 and s["loc_error_mean"] == pytest.approx(0.1)   # measured only while upright
+    assert s["falls"] == 2 and s["down"] == pytest.approx(5 / 14)
+    assert s["loc_samples"] == 9 and s["loc_error_mean"] == pytest.approx(0.1)   # measured only while not down
 
 
 def test_villa_sim_over_sockets(tmp_path):

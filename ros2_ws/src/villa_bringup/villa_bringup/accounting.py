@@ -1,8 +1,10 @@
 """What a game is measured by, from the server's ground truth (`villa match` and `villa games` both count this way).
 
 Sampled while the game runs (after the kick-off): ball possession (the team whose player is nearest the ball),
-falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall), the share of robot samples down, and
-each upright robot's localization error (its own pose estimate against the truth, in its team's field frame).
+falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall: a fall ends only when the robot has
+stood upright, up-axis above RECOVERED_UPRIGHT, for RECOVERED_TIME, so a get-up that folds the torso forward or fails
+and starts again is not counted as new falls), the share of robot samples down, and each upright robot's localization
+error (its own pose estimate against the truth, in its team's field frame).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass, field
 from villa_nao import field as F
 
 FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on the ground
+RECOVERED_UPRIGHT = 0.9       # ... and a fall ends after RECOVERED_TIME s above this
+RECOVERED_TIME = 1.0
 
 
 def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, float, float]:
@@ -58,7 +62,8 @@ class Accounting:
     def __init__(self, left: str, right: str) -> None:
         self.stats = {"left": TeamStats(left, "left"), "right": TeamStats(right, "right")}
         self.samples = 0
-        self._down: dict[tuple[str, int], bool] = {}
+        self._fallen: dict[tuple[str, int], bool] = {}        # a fall counted and not ended yet
+        self._up_since: dict[tuple[str, int], float | None] = {}
 
     def sample(self, gt, estimates: Mapping[tuple[str, int], tuple[float, float, float]] | None = None) -> None:
         """One ground-truth sample; `estimates`: (team name, unum) -> the player's own pose estimate (x, y, yaw)."""
@@ -68,12 +73,22 @@ class Accounting:
             d = math.dist(p.position[:2], gt.ball[:2])
             if d < best_d:
                 best, best_d = side, d
+            key = (side, unum)
             down = p.upright < FALLEN_UPRIGHT
             st.robot_samples += 1
             st.down_samples += down
-            if down and not self._down.get((side, unum), False):
-                st.falls += 1
-            self._down[(side, unum)] = down
+            if down:
+                if not self._fallen.get(key, False):
+                    st.falls += 1
+                self._fallen[key], self._up_since[key] = True, None
+            elif p.upright > RECOVERED_UPRIGHT:
+                since = self._up_since.get(key)
+                if since is None:
+                    self._up_since[key] = since = gt.sim_time
+                if gt.sim_time - since >= RECOVERED_TIME - 1e-9:
+                    self._fallen[key] = False
+            else:
+                self._up_since[key] = None
             est = estimates.get((st.name, unum)) if estimates is not None else None
             if est is not None and not down:
                 tx, ty, tyaw = team_relative(side, p.position[0], p.position[1], p.yaw)
