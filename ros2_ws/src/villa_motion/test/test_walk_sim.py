@@ -10,8 +10,8 @@ from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path, share_path
 from villa_sim.inprocess import InProcessNao
 
-NOT_RETUNED = ("issue 16: the get-up from the back is learned on SimSpark; on villa sim it stands up from 14 of 20 real "
-               "falls (bench/motion_getup.py) but not from the pose InProcessNao.lay puts it in (docs/status.md)")
+NOT_RETUNED = ("issue 16: the get-up from the back is learned on SimSpark; on villa sim it stands up from 14 of 20 "
+               "real falls (bench/motion_getup.py) but not from the pose InProcessNao.lay puts it in (docs/status.md)")
 
 pytestmark = pytest.mark.integration
 
