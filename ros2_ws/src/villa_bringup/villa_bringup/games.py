@@ -470,8 +470,8 @@ def summarize(results: list[dict]) -> dict:
                       "kicks_refused": sum(x["kicks_refused"] for x in rs),
                       "first_kick_mean": _mean(firsts), "games_with_a_kick": len(firsts),
                       "errors": sum(x["errors"] for x in rs),
-                      "cycles": sum(x.get("cycles", 0) for x in rs),
-                      "late_cycles": sum(x.get("late_cycles", 0) for x in rs)}
+                      "cycles": sum(x["cycles"] for x in rs),
+                      "late_cycles": sum(x["late_cycles"] for x in rs)}
     return out
 
 

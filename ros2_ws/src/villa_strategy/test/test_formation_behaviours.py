@@ -221,7 +221,8 @@ def test_a_team_of_one_or_two_goes_for_the_ball():
 
 def test_the_kick_off_taker_is_beamed_where_its_kick_reaches_the_ball():
     """§11.2.1 on SimSpark: a step up to the ball touched it, so the kick-off kick was the taker's second touch and the
-    referee gave the opponents a free kick. The taker is beamed at the kick's stand-at pose and kicks at once."""
+    referee gave the opponents a free kick. The taker is beamed just behind the kick's stand-at pose and kicks at
+    once."""
     p = D.TeamPlayer(1, D.StrategyParams(team_size=2))
     d = p.decide(_view((-5.0, 0.0, 0.0), (0.0, 0.0), {2: (-3.0, 0.0)}), D.BEFORE_KICK_OFF, 0.0, True)
     x, y, heading = d.beam

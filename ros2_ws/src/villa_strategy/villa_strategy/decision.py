@@ -239,17 +239,21 @@ class TeamPlayer:
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
 
+    def _kickoff_kick(self) -> tuple[float, list[KK.KickDef]]:
+        """§11.2.1: the kick-off kick's direction (5-20° left or right, drawn once per kick-off) and its kicks."""
+        if self._kickoff_dir is None:
+            self._kickoff_dir = KK.kickoff_direction(self.rng)
+        return self._kickoff_dir, [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
+
     def _kickoff_beam(self, spot: tuple[float, float]) -> tuple[float, float, float]:
         """§11.2.1: the kick-off taker is beamed where the kick-off kick (its direction drawn now and kept for the
         kick) reaches the ball without a step, KICKOFF_SETBACK m back from its stand-at point: SimSpark adds up to
         5 cm of noise to a beam, and a robot beamed against the ball touches it first. A step up to the ball from the
         old spot did that on SimSpark, so the kick was the taker's second touch and the opponents got a free kick."""
-        if self._kickoff_dir is None:
-            self._kickoff_dir = KK.kickoff_direction(self.rng)
-        pool = [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
+        direction, pool = self._kickoff_kick()
         if not pool:
             return spot[0], spot[1], 0.0
-        _, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), self._kickoff_dir)
+        _, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
         x, y = stand_at - KICKOFF_SETBACK * np.array([math.cos(heading), math.sin(heading)])
         return float(x), float(y), float(heading)
 
@@ -265,10 +269,7 @@ class TeamPlayer:
             self._kickoff_dir = None
         goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
         if kickoff:
-            if self._kickoff_dir is None:
-                self._kickoff_dir = KK.kickoff_direction(self.rng)
-            direction = self._kickoff_dir
-            pool = [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
+            direction, pool = self._kickoff_kick()
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
             if not B.want_kick(ball, goal_dir, w.opponents):
