@@ -117,6 +117,18 @@ class Game:
                 self.teams[side].append(pl)
         self.account = Accounting(left.name, right.name)
         self.kickoff_time: float | None = None
+        self.second_half = False
+
+    def sample(self, gt, kick_off, progress) -> float:
+        """One ground-truth sample of the game under way: the second half's kick-off (the server's referee goes back
+        to BeforeKickOff at half time), the accounting, progress. Returns the simulated s played since the kick-off."""
+        if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not self.second_half:
+            self.second_half = True
+            kick_off("Right")
+        self.account.sample(gt, self.estimates())
+        played = gt.game_time - self.kickoff_time
+        progress(played)
+        return played
 
     def estimates(self) -> dict[tuple[str, int], tuple[float, float, float]]:
         return {(pl.team, pl.session.unum or pl.backend.unum): pl.pose() for pl in self.players}
@@ -181,22 +193,14 @@ class HostedGame(Game):
                 raise KeyboardInterrupt
         server.kick_off("Left")
         server.step()
-        start = server.truth().game_time
-        self.kickoff_time = start
+        self.kickoff_time = server.truth().game_time
         cycles = 0
-        second_half = False
         while True:
             server.step()
             cycles += 1
             if cycles % SAMPLE_EVERY:
                 continue
-            gt = server.truth()
-            if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not second_half:
-                second_half = True
-                server.kick_off("Right")
-            self.account.sample(gt, self.estimates())
-            played = gt.game_time - start
-            progress(played)
+            played = self.sample(server.truth(), server.kick_off, progress)
             if played >= self.spec.duration - 1e-6 or stop.is_set():
                 break
         if stop.is_set() and played < self.spec.duration - 1e-6:
@@ -244,8 +248,8 @@ class SocketGame(Game):
                 trainer.wait_for(lambda g, t=gt.sim_time: g.sim_time >= t + SETTLE, timeout=self.spec.stall_timeout)
             trainer.kick_off("Left")
             gt = trainer.wait_for(lambda g: g.play_mode != "BeforeKickOff", timeout=self.spec.stall_timeout)
-            start = self.kickoff_time = gt.game_time
-            next_t, second_half, played = gt.sim_time, False, 0.0
+            self.kickoff_time = gt.game_time
+            next_t, played = gt.sim_time, 0.0
             while played < self.spec.duration - 1e-6:
                 if stop.is_set():
                     raise KeyboardInterrupt
@@ -257,12 +261,7 @@ class SocketGame(Game):
                                           timeout=self.spec.stall_timeout)
                 except Exception as e:
                     raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s ({e})") from e
-                if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not second_half:
-                    second_half = True
-                    trainer.kick_off("Right")
-                self.account.sample(gt, self.estimates())
-                played = gt.game_time - start
-                progress(played)
+                played = self.sample(gt, trainer.kick_off, progress)
             return self.result(played, time.monotonic() - w0, _cpu(server) - c0)
         finally:
             for pl in self.players:
