@@ -36,7 +36,8 @@ def main() -> None:
     ap.add_argument("--sides", default="back,front")
     a = ap.parse_args()
     skills = load_dir(a.skills or share_path("villa_motion", "skills"))
-    learned = load_skill_variables(a.params or config_path("villa_motion", "skill_params.yaml"), SIMULATOR[a.world])
+    learned = load_skill_variables(a.params or config_path("villa_motion", "skill_params.yaml"), SIMULATOR[a.world],
+                                   a.robot_type)
     world = make_world(a.world, a.robot_type)
     try:
         for side in a.sides.split(","):

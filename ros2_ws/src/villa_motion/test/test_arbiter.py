@@ -36,6 +36,17 @@ class Loop:
         return until is None
 
 
+def test_skill_variables_follow_the_robot_type_and_the_simulator():
+    """SimSpark's robot type 1 has its own get-ups (config/skill_params.simspark.yaml robot_types); type 2 and villa sim
+    use the common ones."""
+    def getup(robot_type, simulator):
+        p = A.motion_parameters({"robot_type": robot_type, "simulator": simulator})
+        return A.MotionConfig.from_params(p).skill_variables["getup_back"]
+
+    assert getup(1, "simspark") != getup(0, "simspark") == getup(2, "simspark")
+    assert getup(1, "rcssservermj") == getup(0, "rcssservermj")
+
+
 def test_fall_state_values_match_the_message():
     from villa_msgs.msg import FallState, HeadCommand, WalkCommand
 

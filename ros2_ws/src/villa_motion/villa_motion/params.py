@@ -7,6 +7,15 @@ variables (§7) from YAML, each with an optional per-simulator overlay (villa_na
 
 An overlay ``walk_params.simspark.yaml`` has the same form; its sets replace the fields they name (after inherit).
 A skill overlay ``skill_params.simspark.yaml`` replaces whole skills' variables.
+
+Skill variables may differ per robot type (a get-up learned on type 0 does not lift type 1's longer legs):
+
+    getup_back: {a1: -87.0, ...}              # every robot type
+    robot_types:
+      1: {getup_back: {a1: -80.2, ...}}       # robot type 1: these skills replaced whole
+
+Precedence, lowest first: the file's common skills, its robot type's, the simulator overlay's common skills, the
+overlay's robot type's.
 """
 
 from __future__ import annotations
@@ -70,21 +79,42 @@ def _load_sets(path: Path) -> dict[str, WalkParams]:
     return out
 
 
-def load_skill_variables(path: str | Path, simulator: str | None = None) -> dict[str, dict[str, float]]:
-    """Learned $variables per skill: {skill: {variable: value}} (degrees and seconds, like the skill files); the
-    skills `simulator`'s overlay names are replaced whole."""
-    out = _load_variables(Path(path))
+ROBOT_TYPES_KEY = "robot_types"
+
+
+def load_skill_variables(path: str | Path, simulator: str | None = None,
+                         robot_type: int = 0) -> dict[str, dict[str, float]]:
+    """Learned $variables per skill: {skill: {variable: value}} (degrees and seconds, like the skill files) for
+    `robot_type`; the skills `simulator`'s overlay names are replaced whole (module docstring: the precedence)."""
+    out: dict[str, dict[str, float]] = {}
+    files = [Path(path)]
     overlay = overlay_path(path, simulator)
     if overlay is not None:
-        out.update(_load_variables(overlay))
+        files.append(Path(overlay))
+    for f in files:
+        common, per_type = _load_variables(f)
+        out.update(common)
+        out.update(per_type.get(int(robot_type), {}))
     return out
 
 
-def _load_variables(path: Path) -> dict[str, dict[str, float]]:
-    data = read_yaml(path, "the skill parameters") or {}
+def _skills(path: Path, data, where: str) -> dict[str, dict[str, float]]:
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ValueError(f"{path}: expected {{skill: {{variable: value}}}}")
+        raise ValueError(f"{path}: {where}expected {{skill: {{variable: value}}}}")
     try:
         return {skill: {k: float(v) for k, v in values.items()} for skill, values in data.items()}
     except (TypeError, ValueError) as e:
-        raise ValueError(f"{path}: every value must be a number: {e}") from None
+        raise ValueError(f"{path}: {where}every value must be a number: {e}") from None
+
+
+def _load_variables(path: Path) -> tuple[dict[str, dict[str, float]], dict[int, dict[str, dict[str, float]]]]:
+    """(common skills, {robot type: skills}) of one file."""
+    data = read_yaml(path, "the skill parameters") or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected {{skill: {{variable: value}}}}")
+    data = dict(data)
+    types = data.pop(ROBOT_TYPES_KEY, None) or {}
+    if not isinstance(types, dict) or not all(isinstance(t, int) and 0 <= t <= 4 for t in types):
+        raise ValueError(f"{path}: {ROBOT_TYPES_KEY}: expected {{robot type 0..4: {{skill: {{variable: value}}}}}}")
+    per_type = {int(t): _skills(path, v or {}, f"{ROBOT_TYPES_KEY}.{t}: ") for t, v in types.items()}
+    return _skills(path, data, ""), per_type

@@ -89,6 +89,19 @@ def test_per_simulator_overlays_replace_what_differs(tmp_path):
     skills.write_text("getup_back: {a1: 1, a2: 2}\nstand: {x: 3}\n")
     (tmp_path / "skill_params.simspark.yaml").write_text("getup_back: {b1: 5}\n")
     assert load_skill_variables(skills, "simspark") == {"getup_back": {"b1": 5.0}, "stand": {"x": 3.0}}
+    # per robot type: base common < base type < overlay common < overlay type; other types keep the common skills
+    skills.write_text("getup_back: {a1: 1}\nstand: {x: 3}\nrobot_types:\n  1: {stand: {x: 4}, getup_back: {a1: 2}}\n")
+    (tmp_path / "skill_params.simspark.yaml").write_text("getup_back: {b1: 5}\nrobot_types:\n  2: {stand: {x: 6}}\n")
+    assert load_skill_variables(skills, None, 1) == {"getup_back": {"a1": 2.0}, "stand": {"x": 4.0}}
+    assert load_skill_variables(skills, "simspark", 1) == {"getup_back": {"b1": 5.0}, "stand": {"x": 4.0}}
+    assert load_skill_variables(skills, "simspark", 2) == {"getup_back": {"b1": 5.0}, "stand": {"x": 6.0}}
+    assert load_skill_variables(skills, "simspark", 0) == {"getup_back": {"b1": 5.0}, "stand": {"x": 3.0}}
+    skills.write_text("robot_types:\n  7: {stand: {x: 4}}\n")
+    with pytest.raises(ValueError, match="robot type 0..4"):
+        load_skill_variables(skills)
+    skills.write_text("robot_types:\n  1: {stand: {x: fast}}\n")
+    with pytest.raises(ValueError, match="robot_types.1: every value must be a number"):
+        load_skill_variables(skills)
     kicks = tmp_path / "kick_params.yaml"
     kicks.write_text("sets:\n  tuned:\n    forward: {duration: 0.3, lift: 0.01}\n")
     (tmp_path / "kick_params.simspark.yaml").write_text("sets:\n  tuned:\n    forward: {duration: 0.6}\n")

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from villa_motion.params import load_skill_variables
+from villa_motion.params import ROBOT_TYPES_KEY, load_skill_variables
 from villa_motion.skills import Skill, SkillPlayer, load_dir
 from villa_nao.joints import BY_NAME
 from villa_optimize.space import Space, write_text_atomic
@@ -224,7 +224,8 @@ class GetupObjective:
                 "robot_type": self.robot_type, "trials": self.trials}
 
     def start_values(self) -> dict[str, float]:
-        learned = load_skill_variables(self.variables_file, SIMULATOR[self.backend]).get(self.skill_name, {})
+        learned = load_skill_variables(self.variables_file, SIMULATOR[self.backend],
+                                       self.robot_type).get(self.skill_name, {})
         return {n: float(learned.get(n, (lo + hi) / 2))
                 for n, lo, hi in zip(self.space.names, self.space.lower, self.space.upper, strict=True)}
 
@@ -237,9 +238,12 @@ class GetupObjective:
     def write_best(self, x: np.ndarray, fitness: float, info: dict, out_dir: Path) -> list[Path]:
         values = {k: round(v, 3) for k, v in self.space.denormalize(x).items()}
         data = yaml.safe_load(Path(self.variables_file).read_text()) or {}
-        data[self.skill_name] = values
+        if self.robot_type:             # robot type 0's are every type's; another type's its own (villa_motion.params)
+            data.setdefault(ROBOT_TYPES_KEY, {}).setdefault(self.robot_type, {})[self.skill_name] = values
+        else:
+            data[self.skill_name] = values
         header = (f"# Learned $variables of the skills (UT Austin Villa 2011 report §7). {self.skill_name}: "
-                  f"`villa optimize getup` on {self.backend}, fitness {fitness:.3f}\n")
+                  f"`villa optimize getup` on {self.backend}, robot type {self.robot_type}, fitness {fitness:.3f}\n")
         write_text_atomic(self.params_out, header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None,
                                                                    width=118))
         load_skill_variables(self.params_out)            # what we write must load

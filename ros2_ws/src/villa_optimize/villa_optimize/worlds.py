@@ -45,6 +45,10 @@ TIP_OVER = {
     "front": {"LHipPitch": 0.8, "RHipPitch": 0.8, "LKneePitch": 0.0, "RKneePitch": 0.0, "LAnklePitch": -0.9,
               "RAnklePitch": -0.9, "LShoulderPitch": 2.0, "RShoulderPitch": 2.0},
 }
+# A robot that sat down instead of falling (robot type 1, on its long legs): after TIP_HARDER_AFTER s the hips
+# straighten and the arms swing up over the head, so the torso tips on over.
+TIP_HARDER = {"LHipPitch": 0.0, "RHipPitch": 0.0, "LShoulderPitch": -1.5, "RShoulderPitch": -1.5}
+TIP_HARDER_AFTER = 1.5
 
 
 def idle_walk(robot_type: int) -> WalkEngine:
@@ -74,6 +78,7 @@ class Preparation:
         self.state = "posing" if task.placement() is not None else "done"
         self.since: float | None = None
         self.lying_since: float | None = None
+        self.harder = False                     # TIP_HARDER on
         self.attempts = 0
 
     @property
@@ -81,7 +86,7 @@ class Preparation:
         return self.state == "done"
 
     def _enter(self, state: str, now: float) -> None:
-        self.state, self.since, self.lying_since = state, now, None
+        self.state, self.since, self.lying_since, self.harder = state, now, None, False
 
     def step(self, now: float, joints: dict[str, float], pose) -> tuple[dict[str, float], bool]:
         """pose: (x, y, z, yaw, upright) of the torso or None when not known yet."""
@@ -117,8 +122,8 @@ class Preparation:
                     raise RuntimeError(f"the robot did not fall on its {self.lying} in 3 attempts")
                 self._enter("posing", now)
                 return stand, False
-            else:
-                return {**stand, **TIP_OVER[self.lying]}, False
+            self.harder = self.harder or (now - self.since > TIP_HARDER_AFTER and not lying)
+            return {**stand, **TIP_OVER[self.lying], **(TIP_HARDER if self.harder else {})}, False
         return stand, False
 
 
