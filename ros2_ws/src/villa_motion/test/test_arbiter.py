@@ -118,14 +118,21 @@ def test_fall_gets_up_and_nothing_interrupts_the_getup(config):
     assert a.request(A.SkillRequest("dive_left")).outcome == "ignored"
     a.fall(A.FALLEN_BACK)
     loop.run(1)
-    assert loop.out.mode == A.Mode.GETUP and loop.out.status.active == "getup_back"
+
+    def time_of(name):
+        return sum(kf.wait.value(config.skill_variables.get(name, {})) for kf in a.skills[name].keyframes
+                   if kf.wait is not None)
+
+    # first the pose the get-up was learned from, held until the robot lies still; then the get-up
+    assert loop.out.mode == A.Mode.GETUP and loop.out.status.active == "lie_back"
     assert not loop.out.status.done
     assert a.request(A.SkillRequest("kick", {"ball_x": 0.2, "ball_y": 0.0})).outcome == "ignored"
     assert a.request(A.SkillRequest("walk")).outcome == "ignored"
     assert not a.walk_request(A.WalkRequest(x=1.0)).accepted
-    skill_time = sum(kf.wait.value(config.skill_variables["getup_back"]) for kf in a.skills["getup_back"].keyframes
-                     if kf.wait is not None)
-    loop.run(int(skill_time / 0.02) + 5)     # still lying when the skill ended: it starts again
+    assert loop.run(int(time_of("lie_back") / 0.02) + 5, until=lambda o: o.status.active == "getup_back")
+    skill_time = time_of("getup_back")
+    assert loop.run(int(skill_time / 0.02) + 10, until=lambda o: o.status.active == "lie_back")   # still lying
+    assert loop.run(int(time_of("lie_back") / 0.02) + 5, until=lambda o: o.status.active == "getup_back")
     assert loop.out.mode == A.Mode.GETUP and a.player.elapsed < skill_time
     a.fall(A.UPRIGHT)                        # it stands: the skill runs to its end, then the walk
     assert loop.run(int(skill_time / 0.02) + 5, until=lambda o: o.mode == A.Mode.WALK)

@@ -11,7 +11,8 @@ States (``Mode``):
 - SKILL: a requested skill file (a dive, ``stand``, ...), then WALK standing.
 - GETUP: the robot lies (fall state from perception, §8): the skill the fall side picks (getup_front, getup_back;
   fall_arms_out on a side so the robot rolls onto its front or back), started again while it still lies; WALK
-  standing once it is upright and the skill has ended.
+  standing once it is upright and the skill has ended. A get-up starts from the pose it was learned from: the lie
+  skill of that side (lie_back, lie_front) holds it first until the robot lies still.
 - FALLEN: the robot is down and nothing gets it up: falling (not lying yet), or lying with auto_getup off. The
   walk stands (kicks and pending kicks are dropped); WALK when the fall state is upright again.
 
@@ -49,6 +50,8 @@ from villa_nao import field as F
 # villa_msgs/FallState values (test_arbiter checks them against the message)
 UPRIGHT, FALLING, FALLEN_FRONT, FALLEN_BACK, FALLEN_SIDE = 0, 1, 2, 3, 4
 GETUP_SKILLS = {FALLEN_FRONT: "getup_front", FALLEN_BACK: "getup_back", FALLEN_SIDE: "fall_arms_out"}
+# before a get-up: the pose it was learned from, held until the robot lies still (skipped where no such skill file)
+LIE_SKILLS = {FALLEN_FRONT: "lie_front", FALLEN_BACK: "lie_back"}
 # villa_msgs/WalkCommand modes
 WALK_NORMALIZED, WALK_VELOCITY, WALK_STAND = 0, 1, 2
 CYCLE = 0.02
@@ -366,7 +369,10 @@ class MotionArbiter:
         self.walk.stop()
 
     def _start_getup(self) -> None:
-        name = GETUP_SKILLS[self.fall_state]
+        """The lying side's lie skill (LIE_SKILLS), then, when it ends with the robot still on that side, its get-up;
+        a failed get-up starts over with the lie skill."""
+        lie = LIE_SKILLS.get(self.fall_state)
+        name = lie if lie in self.skills and self.player_name != lie else GETUP_SKILLS[self.fall_state]
         if self._start_skill(name, {}):
             self.mode, self.done = Mode.GETUP, False
         else:
