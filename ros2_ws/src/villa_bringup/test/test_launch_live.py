@@ -78,7 +78,18 @@ class Launch:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
         try:
-            self.proc.wait(timeout=timeout)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:     # say what hangs: the processes and what launch printed since
+                alive = []
+                for p in [psutil.Process(self.proc.pid), *self.seen.values()]:
+                    try:
+                        alive.append(f"{p.pid} {p.status()} {' '.join(p.cmdline())[:160]}")
+                    except psutil.NoSuchProcess:
+                        pass
+                raise AssertionError(f"`ros2 launch` still running {timeout} s after SIGINT; alive:\n"
+                                     + "\n".join(alive) + "\noutput since SIGINT:\n"
+                                     + self.text()[len(self.running_text):][-4000:]) from None
         finally:
             left = [p for p in self.seen.values() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
             for p in left:                       # the test's own clean-up; the assertion reports them
