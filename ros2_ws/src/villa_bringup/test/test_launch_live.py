@@ -38,14 +38,20 @@ def _ros2(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.Co
     return subprocess.run(["ros2", *args], env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Launch:
     """`ros2 launch villa_bringup team.launch.py <args>` in a session of its own, with its output collected and every
     process it started remembered; stop() is Ctrl-C on `ros2 launch`, and reports what outlived it."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        # SIGINT as in a terminal: a suite started in the background (`make test &`) runs with SIGINT ignored, which
+        # every child inherits, and `ros2 launch` would then sleep through the Ctrl-C this test sends
         self.proc = subprocess.Popen(["ros2", "launch", "villa_bringup", "team.launch.py", *args], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_default_sigint)
         self.lines: list[str] = []
         self.running_text = ""                   # the output up to the SIGINT
         self.seen: dict[int, psutil.Process] = {}

@@ -45,10 +45,14 @@ TIP_OVER = {
     "front": {"LHipPitch": 0.8, "RHipPitch": 0.8, "LKneePitch": 0.0, "RKneePitch": 0.0, "LAnklePitch": -0.9,
               "RAnklePitch": -0.9, "LShoulderPitch": 2.0, "RShoulderPitch": 2.0},
 }
-# A robot that sat down instead of falling (robot type 1, on its long legs): after TIP_HARDER_AFTER s the hips
-# straighten and the arms swing up over the head, so the torso tips on over.
+# A robot that sat down instead of falling (robot type 1, on its long legs: up-axis about 0.9 for good): sitting up
+# (above SITTING_UPRIGHT) TIP_HARDER_AFTER s after the tip-over began, the hips straighten and the arms swing up over
+# the head, so the torso tips on over. (Late enough that a robot still falling, as type 0 does, is never pushed: its
+# get-ups were learned from TIP_OVER's pose.)
 TIP_HARDER = {"LHipPitch": 0.0, "RHipPitch": 0.0, "LShoulderPitch": -1.5, "RShoulderPitch": -1.5}
-TIP_HARDER_AFTER = 1.5
+TIP_HARDER_AFTER = 2.5
+SITTING_UPRIGHT = 0.6
+TIP_TIMEOUT = 6.0                # s of tipping before the robot is placed again
 
 
 def idle_walk(robot_type: int) -> WalkEngine:
@@ -116,13 +120,13 @@ class Preparation:
             self.lying_since = (self.lying_since or now) if lying else None
             if lying and now - self.lying_since >= LIE_STILL:
                 self.state = "done"
-            elif now - self.since > 5.0:                  # it did not go down (or not still): place it again
+            elif now - self.since > TIP_TIMEOUT:          # it did not go down (or not still): place it again
                 self.attempts += 1
                 if self.attempts >= 3:
                     raise RuntimeError(f"the robot did not fall on its {self.lying} in 3 attempts")
                 self._enter("posing", now)
                 return stand, False
-            self.harder = self.harder or (now - self.since > TIP_HARDER_AFTER and not lying)
+            self.harder = self.harder or (now - self.since > TIP_HARDER_AFTER and pose[4] > SITTING_UPRIGHT)
             return {**stand, **TIP_OVER[self.lying], **(TIP_HARDER if self.harder else {})}, False
         return stand, False
 
