@@ -126,13 +126,21 @@ def test_simspark_world_tips_the_robot_over_and_the_shipped_get_ups_stand_it_up(
                 return first(o)
 
             ep.step = spy
-            attempts.append((side, world.run_episode(ep)))
+            tries = [world.run_episode(ep)]
+            # §8 (and the motion arbiter): a failed get-up is repeated from where the robot lies. About 1 in 20
+            # first attempts fails (bench/motion_getup.py counts them); three failures in a row mean it does not work
+            while not tries[-1].success and len(tries) < 3:
+                lies = tries[-1].lies_on or side
+                tries.append(world.run_episode(GetupEpisode(GetupTrial(None, None), skills[f"getup_{lies}"],
+                                                            values[f"getup_{lies}"])))
+            attempts.append((side, tries))
     finally:
         world.close()
     for side, up, z, dist in starts:
         assert up < 0.3 and z < 0.2 and dist < 1.0, (side, up, z, dist)   # lying near the spot when the skill starts
-    for side, a in attempts:                              # SimSpark's learned sets (skill_params.simspark.yaml)
-        assert isinstance(a, GetupAttempt) and a.success and a.time < 3.0, (side, a.summary())
+    for side, tries in attempts:                          # SimSpark's learned sets (skill_params.simspark.yaml)
+        assert all(isinstance(a, GetupAttempt) for a in tries), tries
+        assert tries[-1].success and tries[-1].time < 3.0, (side, [a.summary() for a in tries])
 
 
 def test_cli_builds_the_objective(tmp_path):
