@@ -66,10 +66,10 @@ def test_another_robot_types_values_are_written_for_that_type_only(tmp_path):
     assert again.start_values() == pytest.approx(learned, abs=1e-3)
 
 
-@pytest.mark.parametrize("robot_type", [0, 1])
+@pytest.mark.parametrize("robot_type", [0, 1, 3])
 def test_a_game_get_up_starts_from_the_pose_the_forced_fall_leaves(robot_type):
     """The motion arbiter holds lie_back / lie_front before a get-up: the joint targets the forced fall of these
-    benchmarks ends with on SimSpark (TIP_OVER, and TIP_HARDER for robot type 1 that sits up instead)."""
+    benchmarks ends with on SimSpark (TIP_OVER, and TIP_HARDER for robot types 1 and 3 that sit up instead)."""
     from villa_motion.skills import SkillPlayer
     from villa_optimize.worlds import TIP_HARDER, TIP_OVER
 
@@ -78,7 +78,7 @@ def test_a_game_get_up_starts_from_the_pose_the_forced_fall_leaves(robot_type):
     for side in ("back", "front"):
         player = SkillPlayer(skills[f"lie_{side}"], {}, values.get(f"lie_{side}", {}))
         targets = dict(player.update(0.02))
-        fall = {**TIP_OVER[side], **(TIP_HARDER if robot_type == 1 and side == "back" else {})}
+        fall = {**TIP_OVER[side], **(TIP_HARDER if robot_type in (1, 3) and side == "back" else {})}
         assert {j: targets[j] for j in fall} == pytest.approx(fall, abs=1e-4), side
 
 
