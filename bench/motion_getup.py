@@ -22,7 +22,7 @@ import numpy as np
 from villa_motion.params import load_skill_variables
 from villa_motion.skills import load_dir
 from villa_nao.params import config_path, share_path
-from villa_optimize.getup_objective import GetupEpisode, GetupTrial, trial_starts
+from villa_optimize.getup_objective import GetupEpisode, GetupTrial, get_up, trial_starts
 from villa_optimize.worlds import SIMULATOR, make_world
 
 
@@ -44,17 +44,13 @@ def main() -> None:
             rng = np.random.default_rng(0)
             ok, first, times = 0, 0, []
             for start in trial_starts(rng, a.trials):
-                trial, lies_on, t = GetupTrial(side, start), side, 0.0
-                for attempt in range(3):        # a failed get-up: again from where it lies, as the accelerometer says
-                    name = f"getup_{lies_on}"
-                    r = world.run_episode(GetupEpisode(trial, skills[name], learned[name]))
-                    t += r.time
-                    if r.success:
-                        ok += 1
-                        first += attempt == 0
-                        times.append(t)
-                        break
-                    trial, lies_on = GetupTrial(None, None), r.lies_on or lies_on
+                name = f"getup_{side}"         # a failed get-up: again from where it lies, as the accelerometer says
+                tries = get_up(world, GetupEpisode(GetupTrial(side, start), skills[name], learned[name]), skills,
+                               learned)
+                if tries[-1].success:
+                    ok += 1
+                    first += len(tries) == 1
+                    times.append(sum(r.time for r in tries))
             print(f"{a.world}, robot type {a.robot_type}: get up from the {side:<5}: {ok}/{a.trials} succeeded "
                   f"({first} at the first attempt), mean time {np.mean(times) if times else math.nan:.2f} s",
                   flush=True)

@@ -17,6 +17,7 @@ from villa_optimize.getup_objective import (
     GetupEpisode,
     GetupObjective,
     GetupTrial,
+    get_up,
     variable_bounds,
 )
 from villa_optimize.tasks import Observation
@@ -126,14 +127,9 @@ def test_simspark_world_tips_the_robot_over_and_the_shipped_get_ups_stand_it_up(
                 return first(o)
 
             ep.step = spy
-            tries = [world.run_episode(ep)]
             # §8 (and the motion arbiter): a failed get-up is repeated from where the robot lies. About 1 in 20
             # first attempts fails (bench/motion_getup.py counts them); three failures in a row mean it does not work
-            while not tries[-1].success and len(tries) < 3:
-                lies = tries[-1].lies_on or side
-                tries.append(world.run_episode(GetupEpisode(GetupTrial(None, None), skills[f"getup_{lies}"],
-                                                            values[f"getup_{lies}"])))
-            attempts.append((side, tries))
+            attempts.append((side, get_up(world, ep, skills, values)))
     finally:
         world.close()
     for side, up, z, dist in starts:

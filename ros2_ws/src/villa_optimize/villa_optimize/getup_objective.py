@@ -177,6 +177,19 @@ def trial_starts(rng, n: int) -> list[tuple[float, float, float]]:
             for _ in range(n)]
 
 
+def get_up(world, first: GetupEpisode, skills: dict[str, Skill], values: dict[str, dict[str, float]],
+           attempts: int = 3) -> list[GetupAttempt]:
+    """§8's chain on a world: `first`, then, while the last attempt failed and fewer than `attempts` ran, the get-up
+    of the side the accelerometer says the robot lies on, from where it lies. The attempts in order."""
+    tries = [world.run_episode(first)]
+    side = first.task.lying
+    while not tries[-1].success and len(tries) < attempts:
+        side = tries[-1].lies_on or side
+        name = f"getup_{side}"
+        tries.append(world.run_episode(GetupEpisode(GetupTrial(None, None), skills[name], values[name])))
+    return tries
+
+
 @dataclass
 class GetupObjective:
     skill_name: str
