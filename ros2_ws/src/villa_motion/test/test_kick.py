@@ -65,6 +65,21 @@ def test_ik_realizes_the_trajectory(kicks):
     assert KK.reachable_fraction(k, k.ball) > KK.REACH_FRACTION
 
 
+def test_reachable_stops_early_but_answers_as_the_fraction_does(kicks):
+    """reachable() quits at the first miss too many; across the edge of the region it agrees with the fraction."""
+    k = kicks["forward_L"]
+    stand = KK.StandPose()
+    answers = set()
+    for dx in np.arange(-0.06, 0.061, 0.015):
+        for dy in (-0.03, 0.0, 0.03):
+            ball = (round((k.ball[0] + dx) / KK.REACH_GRID) * KK.REACH_GRID,
+                    round((k.ball[1] + dy) / KK.REACH_GRID) * KK.REACH_GRID)
+            full = KK.reachable_fraction(k, ball, stand) > KK.REACH_FRACTION
+            assert KK.reachable(k, ball, stand) == full, ball
+            answers.add(full)
+    assert answers == {True, False}      # the sweep crosses the region's edge
+
+
 def test_right_foot_kick_is_the_mirror_image(kicks):
     left, right = kicks["forward_L"], kicks["forward_R"]
     assert right.foot == "R" and right.ball == (left.ball[0], -left.ball[1])

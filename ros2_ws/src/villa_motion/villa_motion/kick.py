@@ -455,7 +455,16 @@ def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_typ
 
 @lru_cache(maxsize=16384)
 def _reachable_on_grid(kick: KickDef, stand: StandPose, robot_type: int, q: tuple[int, int]) -> bool:
-    return reachable_fraction(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand, robot_type) > REACH_FRACTION
+    """reachable_fraction(...) > REACH_FRACTION, stopping at the first miss too many (a miss costs the IK's search)."""
+    traj = trajectory(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand)
+    misses_allowed = max(m for m in range(REACH_SAMPLES + 1) if (REACH_SAMPLES - m) / REACH_SAMPLES > REACH_FRACTION)
+    misses = 0
+    for u in np.linspace(0.0, 1.0, REACH_SAMPLES):
+        if not leg_angles(kick.foot, traj.pose(float(u)), robot_type, REACH_POS_TOL, REACH_ROT_TOL)[1]:
+            misses += 1
+            if misses > misses_allowed:
+                return False
+    return True
 
 
 # --- the engine ------------------------------------------------------------------------------------------------

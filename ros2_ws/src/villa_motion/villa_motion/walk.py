@@ -155,6 +155,7 @@ class WalkEngine:
         self.com_error = 0.0
         self._prev_stance: tuple[float, float, float] | None = None
         self._last_joints: dict[str, float] | None = None
+        self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
 
     # --- inputs (§10.4.1) -----------------------------------------------------------------------------
     def set_parameter_set(self, name: str) -> None:
@@ -329,7 +330,8 @@ class WalkEngine:
         ok = True
         for side, names in (("L", self.LEFT), ("R", self.RIGHT)):
             x, y, z, yaw = feet[side]
-            r = K.leg_ik(side, _pose(x, y, z, yaw, p.torso_lean), self.robot_type)
+            r = K.leg_ik(side, _pose(x, y, z, yaw, p.torso_lean), self.robot_type, start=self._leg_start.get(side))
+            self._leg_start[side] = r.angles
             ok = ok and r.reachable
             joints.update(zip(names, (float(a) for a in r.angles), strict=True))
         joints.update({"LShoulderPitch": p.arm_pitch, "RShoulderPitch": p.arm_pitch, "LShoulderRoll": p.arm_roll,

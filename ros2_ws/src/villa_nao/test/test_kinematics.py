@@ -340,3 +340,24 @@ def test_ik_result_is_frozen_and_chain_names():
     with pytest.raises(AttributeError):
         res.reachable = False
     assert K.chain_joint_names("L", "leg") == joints.LEFT_LEG and K.chain_joint_names("r", "arm") == joints.RIGHT_ARM
+
+
+@pytest.mark.parametrize("side", ["L", "R"])
+def test_a_warm_start_finds_the_same_nearest_pose_along_a_smooth_motion(side):
+    """A walk turning its feet past the hip yaw-pitch stop: starting each cycle's search from the last answer gives
+    the cost of the full search from the fixed postures."""
+    base = K.leg_fk(side, CROUCH)
+    last, out_of_reach = None, 0
+    for k, yaw in enumerate(np.concatenate([np.linspace(0.0, 0.6, 16), np.linspace(0.6, -0.6, 31)])):
+        target = _pose(euler2mat(0, 0, yaw) @ base[:3, :3], base[:3, 3] + [0.02 * math.sin(k / 5), 0.01, 0])
+        full = K.leg_ik(side, target)
+        warm = K.leg_ik(side, target, start=last)
+        assert _within(warm.angles, LEGS[side]) and warm.reachable == full.reachable
+        assert _cost(warm, target, side) <= _cost(full, target, side) * 1.01 + 1e-9, yaw
+        out_of_reach += not full.reachable
+        last = warm.angles
+    assert 10 < out_of_reach < 40                # the sweep crosses the stop both ways
+    with pytest.raises(ValueError, match="start"):
+        K.leg_ik(side, base, start=[0.0] * 5)
+    with pytest.raises(ValueError, match="start"):
+        K.leg_ik(side, base, start=[math.nan] * 6)

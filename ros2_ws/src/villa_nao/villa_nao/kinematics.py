@@ -451,7 +451,7 @@ def _pose_errors(g: _LegGeometry, q: np.ndarray, rt: np.ndarray, pt: np.ndarray)
 
 
 def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = ORIENTATION_WEIGHT,
-           pos_tol: float = REACH_TOL, rot_tol: float = REACH_TOL) -> IKResult:
+           pos_tol: float = REACH_TOL, rot_tol: float = REACH_TOL, start=None) -> IKResult:
     """Leg angles (LEFT_LEG / RIGHT_LEG order) placing the sole frame at ``target`` (4x4, torso frame).
 
     Analytic; an unreachable target (too far, too close, or beyond a joint limit) gets the joint angles
@@ -460,6 +460,10 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
     ``reachable`` means within ``pos_tol`` (m) and ``rot_tol`` (rad); a caller content with looser tolerances
     (the kick's reachability check) also gets the closed-form answer clamped to the limits without the search
     whenever it is within them.
+
+    ``start`` (6 angles, e.g. the previous cycle's answer for a target moving smoothly) replaces the fixed
+    starting postures of the nearest-pose search: it then starts from the clamped closed form and ``start``
+    only, about three times faster, and stays on the branch the motion is on.
     """
     g = _leg(robot_type, _side(side))
     tm = np.asarray(target, dtype=float)
@@ -469,6 +473,10 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
         raise ValueError("target must be finite")
     if not (math.isfinite(orientation_weight) and orientation_weight >= 0.0):
         raise ValueError(f"orientation_weight must be finite and >= 0, got {orientation_weight!r}")
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape != (6,) or not np.all(np.isfinite(start)):
+            raise ValueError(f"start must be 6 finite leg angles, got {start!r}")
     rt, pt_true = tm[:3, :3], tm[:3, 3]
     with np.errstate(over="ignore", invalid="ignore"):  # huge entries: not a rotation, projected below
         not_rotation = not np.abs(rt.T @ rt - _EYE3).max() <= 1e-9 or _det3(rt) < 0.0
@@ -492,11 +500,14 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
         jac[:, 3:] *= w
         return res, jac
 
-    # Starts: the clamped analytic solution, the analytic solution for the target pulled in to within
-    # reach, and three fixed postures (straight, crouched, mid-range), all searched at once.
-    ankle_dist = _norm(pt + rt @ (-g.e - g.d) - g.hip)
-    pin = g.hip + (pt - g.hip) * min(1.0, 0.98 * g.reach / max(ankle_dist, 1e-9))
-    starts = np.array([q, _leg_analytic(g, rt, pin)[0], np.zeros(6), _CROUCH, 0.5 * (g.lo + g.hi)])
+    # Starts: the clamped analytic solution, and the caller's start or else the analytic solution for the
+    # target pulled in to within reach and three fixed postures (straight, crouched, mid-range), searched at once.
+    if start is not None:
+        starts = np.array([q, start])
+    else:
+        ankle_dist = _norm(pt + rt @ (-g.e - g.d) - g.hip)
+        pin = g.hip + (pt - g.hip) * min(1.0, 0.98 * g.reach / max(ankle_dist, 1e-9))
+        starts = np.array([q, _leg_analytic(g, rt, pin)[0], np.zeros(6), _CROUCH, 0.5 * (g.lo + g.hi)])
     qs, costs = _bounded_lm(residual_jac, starts, g.lo, g.hi)
     best = qs[int(np.argmin(costs))]
     perr, oerr = _pose_errors(g, best, rt, pt_true)

@@ -21,6 +21,7 @@ What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
 from __future__ import annotations
 
 import logging
+import math
 import time
 from typing import Any
 
@@ -209,16 +210,17 @@ class VillaSoccerSimulation(SoccerSimulation):
             jid = model.actuator_trnid[ids[0], 0]
             lo, hi = model.jnt_range[jid]
             kp, kd = self._gains[joint.name]
+            vlo, vhi = model.actuator_ctrlrange[ids[0]]
             hinge = self._hinges[effector] = (*ids, int(model.jnt_qposadr[jid]), int(model.jnt_dofadr[jid]), lo, hi,
-                                              kp, kd)
+                                              kp, kd, float(vlo), float(vhi))
         return hinge
 
     def villa_hinge_velocity(self, effector: str, velocity: float) -> None:
         """SimSpark's hinge effector for ``<prefix><eff>``: target velocity (rad/s, wire sign); see the docstring."""
         hinge = self._hinge(effector)
-        if hinge is None or not np.isfinite(velocity):
+        if hinge is None or not math.isfinite(velocity):
             return
-        vel, pos, tau, qadr, _, lo, hi, kp, kd = hinge
+        vel, pos, tau, qadr, _, lo, hi, kp, kd, vlo, vhi = hinge
         data = self._mj_data
         if not lo - STOP_TOLERANCE <= data.qpos[qadr] <= hi + STOP_TOLERANCE:
             return                            # SimSpark ignores a joint beyond its stops: it keeps its last velocity
@@ -228,10 +230,9 @@ class VillaSoccerSimulation(SoccerSimulation):
             model.actuator_gainprm[vel, 0], model.actuator_biasprm[vel, 2] = kd, -kd
             data.ctrl[pos], data.ctrl[tau] = data.qpos[qadr], 0.0
             self._servo = None
-        lim = self._mj_model.actuator_ctrlrange[vel]
-        self._velocity[effector] = float(np.clip(velocity, lim[0], lim[1]))
+        v = self._velocity[effector] = min(max(float(velocity), vlo), vhi)
         if self._servo is not None:
-            self._servo[3][list(self._velocity).index(effector)] = self._velocity[effector]
+            self._servo[3][self._servo[4][effector]] = v
 
     def ctrl_motor(self, name: str, q: float, dq: float, kp: float, kd: float, tau: float) -> None:
         if self._velocity.pop(name, None) is not None:   # rcssservermj's PD command: out of velocity mode
@@ -247,7 +248,8 @@ class VillaSoccerSimulation(SoccerSimulation):
         if self._servo is None:
             hinges = [self._hinges[e] for e in self._velocity]
             self._servo = (np.array([h[0] for h in hinges], dtype=int), np.array([h[1] for h in hinges], dtype=int),
-                           np.array([h[3] for h in hinges], dtype=int), np.array(list(self._velocity.values())))
+                           np.array([h[3] for h in hinges], dtype=int), np.array(list(self._velocity.values())),
+                           {e: i for i, e in enumerate(self._velocity)})
         return self._servo
 
     def _substeps(self) -> None:
@@ -256,7 +258,7 @@ class VillaSoccerSimulation(SoccerSimulation):
         if not self._velocity:
             mujoco.mj_step(model, data, self.n_substeps)
             return
-        vel, pos, qadr, target = self._servos()
+        vel, pos, qadr, target, _ = self._servos()
         dt = model.opt.timestep
         data.ctrl[vel] = target
         for _ in range(self.n_substeps):
