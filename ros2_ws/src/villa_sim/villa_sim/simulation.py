@@ -115,6 +115,25 @@ class GroundTruth(SimStateInformation):
         return self._text
 
 
+class _ZeroNewControls:
+    """The world spec during a recompile: its recompile() zeroes the controls of actuators not in ``old`` and any
+    control that is not finite; everything else is the spec's."""
+
+    def __init__(self, spec, old: set[str]) -> None:
+        self._spec, self._old = spec, old
+
+    def recompile(self, model, data):
+        model, data = self._spec.recompile(model, data)
+        ctrl = data.ctrl
+        for i in range(model.nu):
+            if model.actuator(i).name not in self._old or not math.isfinite(ctrl[i]):
+                ctrl[i] = 0.0
+        return model, data
+
+    def __getattr__(self, name: str):
+        return getattr(self._spec, name)
+
+
 class VillaSoccerSimulation(SoccerSimulation):
     """rcssservermj's soccer simulation on SimSpark's field, with SimSpark's perceptions and rules."""
 
@@ -153,20 +172,20 @@ class VillaSoccerSimulation(SoccerSimulation):
 
     def _recompile(self) -> None:
         # MjSpec.recompile leaves the controls of newly added actuators (a robot that just joined) uninitialised:
-        # seen as stale values (a knee target of 9.81 rad) and as NaN, which makes MuJoCo warn "Nan, Inf or huge
-        # value in CTRL ... unstable" and reset the data. New actuators start at 0 (hold the zero pose), and so does
-        # any control that is not a finite number.
+        # seen as stale values (a knee target of 9.81 rad) and as NaN, and rcssservermj's recompile runs mj_forward
+        # on them at once: MuJoCo warned "Nan, Inf or huge value in CTRL ... unstable" (and wrote MUJOCO_LOG.TXT into
+        # the working directory) at every start. The spec's recompile is wrapped so that new actuators, and any control
+        # that is not a finite number, start at 0 (hold the zero pose) before that first mj_forward.
         model = getattr(self, "_mj_model", None)
-        old = set()
-        if model is not None:
-            old = {model.actuator(i).name for i in range(model.nu)}
-        super()._recompile()
+        old = set() if model is None else {model.actuator(i).name for i in range(model.nu)}
+        spec = self._mj_spec
+        self._mj_spec = _ZeroNewControls(spec, old)
+        try:
+            super()._recompile()
+        finally:
+            self._mj_spec = spec
         self._hinges, self._servo = {}, None    # actuator and joint indices change with the model
         self._velocity = {e: v for e, v in self._velocity.items() if self._hinge(e) is not None}   # robots that stay
-        model, ctrl = self._mj_model, self._mj_data.ctrl
-        for i in range(model.nu):
-            if model.actuator(i).name not in old or not np.isfinite(ctrl[i]):
-                ctrl[i] = 0.0
 
     def _pre_step(self) -> None:
         super()._pre_step()
@@ -276,7 +295,10 @@ class VillaSoccerSimulation(SoccerSimulation):
 
     # --- perceptions -------------------------------------------------------------------------------
     def generate_perceptions(self, *, gen_vision: bool | None = None) -> None:
-        super().generate_perceptions(gen_vision=gen_vision)
+        # A marker at the camera (its own head's) has distance 0: rcssservermj's elevation is NaN and the object is
+        # not visible (NaN fails the view-range test); numpy's "invalid value in divide" warning says nothing more.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            super().generate_perceptions(gen_vision=gen_vision)
         agents = list(self.sim_agents)
         listeners = {a.agent_id: Listener(a.team_name, "left" if a.agent_id.team_id == TeamSide.LEFT.value
                                           else "right", (float(a.xpos[0]), float(a.xpos[1]))) for a in agents}
