@@ -50,6 +50,23 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
     assert not odd.a_left
 
 
+def test_a_decision_that_raises_is_counted_among_the_errors(tmp_path, monkeypatch):
+    """The player keeps playing through a failing decision (as the strategy node does), but the game says so: here
+    every decision after the kick-off raises (before it, the players must beam for the game to start at all)."""
+    from villa_strategy.stage import StrategyStage
+
+    decide = StrategyStage.decide
+
+    def broken(self, t, play_mode, game_time, side_left):
+        if game_time > 0.0:
+            raise RuntimeError("broken decision")
+        return decide(self, t, play_mode, game_time, side_left)
+
+    monkeypatch.setattr(StrategyStage, "decide", broken)
+    r = G.play_game(_specs(tmp_path, duration=1.0)[0], threading.Event())
+    assert r["A"]["errors"] > 0 and r["B"]["errors"] > 0
+
+
 def test_summary_counts_results_and_standard_error():
     def r(a, b):
         team = {"team": "t", "variant": "villa", "score": 0, "falls": 2, "loc_error_mean": 0.5, "loc_error_p95": 1.0,

@@ -154,7 +154,8 @@ class Game:
                           "kicks_executed": sum(k.executed for k in kicks),
                           "kicks_refused": sum(k.refused for k in kicks),
                           "first_kick": round(min(firsts), 2) if firsts else None,
-                          "errors": sum(pl.session.stats.callback_errors + pl.rejected for pl in team),
+                          "errors": sum(pl.session.stats.callback_errors + pl.rejected + pl.decision_errors
+                                        for pl in team),
                           "cycles": sum(pl.session.stats.cycles for pl in team),
                           "late_cycles": sum(pl.session.stats.late_cycles for pl in team)}
         gd = out["A"]["score"] - out["B"]["score"]

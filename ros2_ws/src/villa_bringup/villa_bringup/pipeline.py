@@ -103,6 +103,7 @@ class PlayerPipeline:
         self.first_kick: float | None = None          # game time of this player's first executed kick
         self.game_time = 0.0
         self.rejected = 0                             # joint commands, says or beams the bridge would reject
+        self.decision_errors = 0                      # decisions that raised (logged; the player keeps playing)
 
     # --- the session's perception callback: one server cycle ---------------------------------------------------
     def on_perception(self, p: Perception, _t0: float = 0.0) -> None:
@@ -156,7 +157,10 @@ class PlayerPipeline:
         try:
             c = self.strategy.decide(t, mode, game_time, side_left)
         except Exception as e:  # as the strategy node: one failed decision is logged, the player keeps playing
-            self.log.error(f"strategy: decision failed: {type(e).__name__}: {e}")
+            self.decision_errors += 1                 # and counted: a game's summary shows it among its errors
+            if self.decision_errors <= 10 or self.decision_errors % 1000 == 0:
+                self.log.error(f"strategy: decision failed: {type(e).__name__}: {e} "
+                               f"({self.decision_errors} failures so far)")
             return
         self.commands = c
         if c.beam is not None and all(math.isfinite(v) for v in c.beam):
