@@ -71,7 +71,8 @@ def test_summary_counts_results_and_standard_error():
     def r(a, b):
         team = {"team": "t", "variant": "villa", "score": 0, "falls": 2, "loc_error_mean": 0.5, "loc_error_p95": 1.0,
                 "possession": 0.5, "kicks_requested": 2, "kicks_executed": 1, "kicks_refused": 1, "first_kick": None,
-                "errors": 0, "down": 0.1, "cycles": 100, "late_cycles": 1}
+                "errors": 0, "down": 0.1, "cycles": 100, "late_cycles": 1,
+                "falls_by_cause": {"collision": 1, "walking": 1}}
         return {"game": 0, "players": 2, "duration": 60.0, "wall": 1.0, "cpu": 1.0, "goal_difference": a - b,
                 "result": "W" if a > b else "L" if a < b else "D", "A": {**team, "score": a}, "B": {**team, "score": b}}
 
@@ -84,6 +85,8 @@ def test_summary_counts_results_and_standard_error():
     assert s["A"]["falls_per_player_minute"] == pytest.approx(6 / 6.0)      # 6 falls in 3 games x 2 players x 1 min
     assert s["A"]["down"] == pytest.approx(0.1) and (s["A"]["late_cycles"], s["A"]["cycles"]) == (3, 300)
     assert "W 1 / D 1 / L 1" in G.table(s) and "10.0%" in G.table(s) and "3 (300)" in G.table(s)
+    assert s["A"]["falls_by_cause"] == {"collision": 3, "walking": 3}
+    assert "falls by cause, A: collision 3, walking 3" in G.table(s)
 
 
 def test_accounting_counts_a_fall_once_and_the_time_down():
@@ -105,6 +108,46 @@ def test_accounting_counts_a_fall_once_and_the_time_down():
     s = acc.summary("left")
     assert s["falls"] == 2 and s["down"] == pytest.approx(5 / 14)
     assert s["loc_samples"] == 9 and s["loc_error_mean"] == pytest.approx(0.1)   # measured only while not down
+    # one log entry per fall; the truth alone (no motion context, as in `villa match`): alone on the field
+    assert [f["cause"] for f in s["fall_log"]] == ["unknown motion", "unknown motion"]
+    assert s["falls_by_cause"] == {"unknown motion": 2} and s["fall_log"][0]["ball"] == pytest.approx(1.0)
+
+
+def test_a_fall_is_logged_with_its_cause():
+    from villa_bringup.accounting import Accounting, MotionContext, fall_cause
+    from villa_sim.trainer import GroundTruth, PlayerTruth
+
+    def ctx(mode="walk", speed=0.0, turn=0.0, since=None):
+        return MotionContext(1.0, mode, mode, speed, turn, since)
+
+    far = 2.0
+    assert fall_cause(ctx(since=1.0), 0.1) == "after a get-up"          # first: the get-up's, even in a crowd
+    assert fall_cause(ctx(since=9.0), 0.3) == "collision"
+    assert fall_cause(None, 0.3) == "collision" and fall_cause(None, far) == "unknown motion"
+    assert fall_cause(ctx("kick"), far) == "kick" and fall_cause(ctx("stopping"), far) == "kick"
+    assert fall_cause(ctx("skill"), far) == "skill"
+    assert fall_cause(ctx(speed=0.3, turn=-0.6), far) == "turning"
+    assert fall_cause(ctx(speed=0.3, turn=0.1), far) == "walking"
+    assert fall_cause(ctx(speed=0.01), far) == "standing"
+
+    contexts = {("villa", 1): ctx("kick"), ("other", 1): ctx(speed=0.4)}
+    acc = Accounting("villa", "other", lambda team, unum: contexts[(team, unum)])
+    for i, (up1, up2, x2) in enumerate([(1.0, 1.0, 3.0), (0.1, 1.0, 3.0), (0.1, 0.1, 0.3)]):
+        gt = GroundTruth(0.2 * i, 0.2 * i, "PlayOn", 0, 0, (0.0, 0.0, 0.04), (0.0, 0.0, 0.0),
+                         {("left", 1): PlayerTruth("villa", "left", 1, (0.0, 0.0, 0.3), _tilted(up1)),
+                          ("right", 1): PlayerTruth("other", "right", 1, (x2, 0.0, 0.3), _tilted(up2))})
+        acc.sample(gt)
+    left, right = acc.summary("left"), acc.summary("right")
+    assert left["falls_by_cause"] == {"kick": 1} and right["falls_by_cause"] == {"collision": 1}
+    (f,) = left["fall_log"]
+    assert f["mode"] == "kick" and f["nearest_robot"] == pytest.approx(3.0) and f["time"] == pytest.approx(0.2)
+    assert right["fall_log"][0]["nearest_robot"] == pytest.approx(0.3) and right["fall_log"][0]["speed"] == 0.4
+
+
+def _tilted(up):
+    """A torso orientation (w, x, y, z) tilted about y so that its up-axis z is `up`."""
+    half = math.acos(max(-1.0, min(1.0, up))) / 2
+    return (math.cos(half), 0.0, math.sin(half), 0.0)
 
 
 def test_villa_sim_over_sockets(tmp_path):

@@ -5,12 +5,18 @@ falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall: a f
 stood upright, up-axis above RECOVERED_UPRIGHT, for RECOVERED_TIME, so a get-up that folds the torso forward or fails
 and starts again is not counted as new falls), the share of robot samples down, and each upright robot's localization
 error (its own pose estimate against the truth, in its team's field frame).
+
+Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
+robot's from the truth, and, where the player's pipeline runs in process (`villa games`), what its motion did in the
+last cycle it was upright (mode, walk speed and turn, time since its last get-up ended). `fall_cause` names one cause
+per fall; the summary counts them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from villa_nao import field as F
@@ -18,6 +24,42 @@ from villa_nao import field as F
 FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on the ground
 RECOVERED_UPRIGHT = 0.9       # ... and a fall ends after RECOVERED_TIME s above this
 RECOVERED_TIME = 1.0
+NEAR_ROBOT = 0.4              # m between torsos: another robot this close when a robot falls counts as a collision
+AFTER_GETUP = 3.0             # s: a fall this soon after a get-up ended is the get-up's
+TURNING = 0.3                 # rad/s: a walk turning faster than this is "turning"
+WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
+
+
+@dataclass(frozen=True)
+class MotionContext:
+    """What a player's motion did in the last cycle it was upright (villa_bringup.pipeline)."""
+
+    time: float
+    mode: str                     # villa_motion.arbiter.Mode value
+    active: str                   # the motion status' active name (walk, stand, kick_..., a skill)
+    speed: float                  # m/s of the walk's current steps
+    turn: float                   # rad/s
+    since_getup: float | None     # s since its last get-up ended, None if none yet
+
+
+def fall_cause(ctx: MotionContext | None, nearest: float) -> str:
+    """One cause per fall, the first that applies: after a get-up, collision, kick, skill, turning, walking, standing
+    (or unknown motion when no context is known, e.g. `villa match`, which sees only the truth)."""
+    if ctx is not None and ctx.since_getup is not None and ctx.since_getup < AFTER_GETUP:
+        return "after a get-up"
+    if nearest < NEAR_ROBOT:
+        return "collision"
+    if ctx is None:
+        return "unknown motion"
+    if ctx.mode in ("kick", "stopping"):
+        return "kick"
+    if ctx.mode in ("skill", "getup"):
+        return "skill"
+    if abs(ctx.turn) > TURNING:
+        return "turning"
+    if ctx.speed > WALKING:
+        return "walking"
+    return "standing"
 
 
 def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, float, float]:
@@ -45,6 +87,7 @@ class TeamStats:
     down_samples: int = 0
     loc_errors: list[float] = field(default_factory=list)
     heading_errors: list[float] = field(default_factory=list)
+    fall_log: list[dict] = field(default_factory=list)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -59,8 +102,11 @@ def percentile(values: list[float], q: float) -> float | None:
 class Accounting:
     """Per-team statistics from ground-truth samples (villa_sim.trainer.GroundTruth)."""
 
-    def __init__(self, left: str, right: str) -> None:
+    def __init__(self, left: str, right: str,
+                 context: Callable[[str, int], MotionContext | None] | None = None) -> None:
+        """`context(team name, unum)`: the player's motion context for a fall's log, when it is known."""
         self.stats = {"left": TeamStats(left, "left"), "right": TeamStats(right, "right")}
+        self.context = context
         self.samples = 0
         self._fallen: dict[tuple[str, int], bool] = {}        # a fall counted and not ended yet
         self._up_since: dict[tuple[str, int], float | None] = {}
@@ -80,6 +126,7 @@ class Accounting:
             if down:
                 if not self._fallen.get(key, False):
                     st.falls += 1
+                    self._log_fall(st, unum, gt, p, d)
                 self._fallen[key], self._up_since[key] = True, None
             elif p.upright > RECOVERED_UPRIGHT:
                 since = self._up_since.get(key)
@@ -99,6 +146,17 @@ class Accounting:
         self.samples += 1
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
 
+    def _log_fall(self, st: TeamStats, unum: int, gt, p, ball: float) -> None:
+        nearest = min((math.dist(p.position[:2], q.position[:2]) for k, q in gt.players.items()
+                       if k != (st.side, unum)), default=math.inf)
+        ctx = self.context(st.name, unum) if self.context is not None else None
+        entry = {"time": round(gt.game_time, 2), "unum": unum, "cause": fall_cause(ctx, nearest),
+                 "ball": round(ball, 2), "nearest_robot": round(nearest, 2) if math.isfinite(nearest) else None}
+        if ctx is not None:
+            entry.update(mode=ctx.mode, active=ctx.active, speed=round(ctx.speed, 3), turn=round(ctx.turn, 3),
+                         since_getup=None if ctx.since_getup is None else round(ctx.since_getup, 2))
+        st.fall_log.append(entry)
+
     def summary(self, side: str) -> dict:
         s = self.stats[side]
 
@@ -108,4 +166,6 @@ class Accounting:
         return {"team": s.name, "score": s.score, "possession": s.possession_samples / max(self.samples, 1),
                 "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1),
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
-                "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors)}
+                "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
+                "falls_by_cause": dict(Counter(f["cause"] for f in s.fall_log).most_common()),
+                "fall_log": list(s.fall_log)}

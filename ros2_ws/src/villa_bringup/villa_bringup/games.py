@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,7 +116,7 @@ class Game:
                 pl = PlayerPipeline(params, seed=seed, log=log)
                 self.players.append(pl)
                 self.teams[side].append(pl)
-        self.account = Accounting(left.name, right.name)
+        self.account = Accounting(left.name, right.name, self._motion_context)
         self.kickoff_time: float | None = None
         self.second_half = False
 
@@ -129,6 +130,12 @@ class Game:
         played = gt.game_time - self.kickoff_time
         progress(played)
         return played
+
+    def _motion_context(self, team: str, unum: int):
+        for pl in self.players:
+            if pl.team == team and (pl.session.unum or pl.backend.unum) == unum:
+                return pl.motion_context()
+        return None
 
     def estimates(self) -> dict[tuple[str, int], tuple[float, float, float]]:
         return {(pl.team, pl.session.unum or pl.backend.unum): pl.pose() for pl in self.players}
@@ -461,6 +468,8 @@ def summarize(results: list[dict]) -> dict:
         out[label] = {"team": rs[0]["team"] if rs else "", "variant": rs[0]["variant"] if rs else "",
                       "goals": sum(x["score"] for x in rs), "goals_per_game": _mean([x["score"] for x in rs]),
                       "falls_per_player_minute": sum(x["falls"] for x in rs) / max(minutes, 1e-9),
+                      "falls_by_cause": dict(sum((Counter(x.get("falls_by_cause", {})) for x in rs),
+                                                 Counter()).most_common()),
                       "down": _mean([x["down"] for x in rs]),
                       "loc_error_mean": _mean([x["loc_error_mean"] for x in rs]),
                       "loc_error_p95": _mean([x["loc_error_p95"] for x in rs]),
@@ -501,6 +510,9 @@ def table(s: dict) -> str:
     w = max(len(r[0]) for r in rows)
     lines = [head, f"  {'':<{w}} {'A':>22} {'B':>22}"]
     lines += [f"  {r[0]:<{w}} {r[1]:>22} {r[2]:>22}" for r in rows]
+    for label, t in (("A", a), ("B", b)):
+        causes = ", ".join(f"{k} {n}" for k, n in t.get("falls_by_cause", {}).items()) or "none"
+        lines.append(f"  falls by cause, {label}: {causes}")
     return "\n".join(lines)
 
 

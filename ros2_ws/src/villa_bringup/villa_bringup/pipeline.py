@@ -29,6 +29,7 @@ from villa_bridge.joint_io import CommandError, command_to_targets, from_wire
 from villa_bridge.perception import Perception
 from villa_bridge.session import BridgeSession
 from villa_bridge.teamframe import landmark_name, play_mode, torso_axes
+from villa_bringup.accounting import MotionContext
 from villa_localization.stage import LocalizationStage, WorldEstimate
 from villa_localization.world_model import Observed
 from villa_motion import arbiter as A
@@ -104,6 +105,9 @@ class PlayerPipeline:
         self.game_time = 0.0
         self.rejected = 0                             # joint commands, says or beams the bridge would reject
         self.decision_errors = 0                      # decisions that raised (logged; the player keeps playing)
+        self.fall_state = A.UPRIGHT
+        self._upright: tuple | None = None            # the motion in the last cycle we were upright (fall logs)
+        self._getup_ended: float | None = None
 
     # --- the session's perception callback: one server cycle ---------------------------------------------------
     def on_perception(self, p: Perception, _t0: float = 0.0) -> None:
@@ -119,6 +123,7 @@ class PlayerPipeline:
             self._motion(t, joints)
         if p.gyro is not None or p.acc is not None:                          # imu -> fall_state
             state, _ = self.perception.imu(t, torso_axes(p.acc) if p.acc is not None else (0.0, 0.0, 0.0))
+            self.fall_state = state
             self.localization.fall(state != A.UPRIGHT, t)
             self.motion.fall(state)
             self.strategy.fall(state)
@@ -139,7 +144,13 @@ class PlayerPipeline:
 
     def _motion(self, t: float, joints: dict[str, float]) -> None:
         executed = self.motion.stats.executed
+        was = self.motion.mode
         out = self.motion.update(t, joints)
+        if was == A.Mode.GETUP and out.mode != A.Mode.GETUP:
+            self._getup_ended = t
+        if self.fall_state == A.UPRIGHT:
+            self._upright = (t, out.mode, out.status.active, self.motion.walk.step.tolist(),
+                            self.motion.walk.p.phase_length)
         if self.motion.stats.executed > executed and self.first_kick is None:
             self.first_kick = self.game_time
         try:
@@ -182,6 +193,14 @@ class PlayerPipeline:
             self.motion.head(c.head)
 
     # --- what a game host reads ------------------------------------------------------------------------------
+    def motion_context(self) -> MotionContext | None:
+        """What our motion did in the last cycle we were upright (for a fall's log), None before the first cycle."""
+        if self._upright is None:
+            return None
+        t, mode, active, step, phase = self._upright
+        since = None if self._getup_ended is None else t - self._getup_ended
+        return MotionContext(t, str(mode), active, math.hypot(step[0], step[1]) / phase, step[2] / phase, since)
+
     def pose(self) -> tuple[float, float, float]:
         """Our own pose estimate (team-relative field frame)."""
         return tuple(float(v) for v in self.localization.model.pose)
