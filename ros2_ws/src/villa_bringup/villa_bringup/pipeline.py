@@ -198,7 +198,8 @@ class PlayerPipeline:
         if self._upright is None:
             return None
         t, mode, active, step, phase = self._upright
-        since = None if self._getup_ended is None else t - self._getup_ended
+        # a get-up that ended after our last upright cycle: we were upright during it (sat up) and fell in it
+        since = None if self._getup_ended is None else max(0.0, t - self._getup_ended)
         return MotionContext(t, str(mode), active, math.hypot(step[0], step[1]) / phase, step[2] / phase, since)
 
     def pose(self) -> tuple[float, float, float]:
