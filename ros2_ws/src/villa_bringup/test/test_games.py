@@ -144,6 +144,24 @@ def test_a_fall_is_logged_with_its_cause():
     assert right["fall_log"][0]["nearest_robot"] == pytest.approx(0.3) and right["fall_log"][0]["speed"] == 0.4
 
 
+def test_kick_tracker_follows_where_the_ball_went():
+    from villa_motion.arbiter import KickRecord
+    from villa_sim.trainer import GroundTruth
+
+    def gt(t, x, y):
+        return GroundTruth(t, t, "PlayOn", 0, 0, (x, y, 0.04), (0.0, 0.0, 0.0), {})
+
+    tracker = G.KickTracker()
+    done = KickRecord(1.0, "forward_L", (0.2, 0.05), "completed", started=1.5, n=0)
+    refused = KickRecord(2.0, "forward_R", (0.6, 0.0), "refused", "the IK reaches 40% of the curve", n=1)
+    for t, x in ((1.6, 1.0), (3.0, 1.5), (4.6, 3.0), (6.0, 4.0)):   # the right team: its frame is turned 180 deg
+        tracker.sample([done, refused] if t > 2 else [done], gt(t, -x, 0.0), "right")
+    kicked, other = tracker.entries(3)
+    assert kicked["ball_moved"] == pytest.approx(2.0) and kicked["off_goal_deg"] == pytest.approx(0.0)
+    assert kicked["time"] == pytest.approx(1.6) and kicked["unum"] == 3 and kicked["outcome"] == "completed"
+    assert other["outcome"] == "refused" and "40%" in other["reason"] and "ball_moved" not in other
+
+
 def _tilted(up):
     """A torso orientation (w, x, y, z) tilted about y so that its up-axis z is `up`."""
     half = math.acos(max(-1.0, min(1.0, up))) / 2

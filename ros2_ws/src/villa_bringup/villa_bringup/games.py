@@ -36,6 +36,7 @@ import yaml
 
 from villa_bringup.accounting import Accounting, beamed
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
+from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
@@ -94,6 +95,47 @@ def team_config(spec: TeamSpec, players: int, backend: str, port: int) -> TeamCo
 
 
 # --- one game ---------------------------------------------------------------------------------------------------
+KICK_FOLLOW = 3.0                 # simulated s after a kick started: where the ball is then is where the kick sent it
+
+
+class KickTracker:
+    """One player's kick requests (villa_motion.arbiter.KickRecord) with where each executed kick sent the ball: the
+    ball's truth when the sample first sees the kick started and KICK_FOLLOW s later, in the team's field frame."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[float, object]] = {}                    # record number -> (game time, record)
+        self.follow: dict[int, tuple[float, tuple[float, float]]] = {}     # -> (game time, ball at the start)
+        self.moved: dict[int, tuple[float, float]] = {}                    # -> (m moved, degrees off the goal)
+
+    def sample(self, log, gt, side: str) -> None:
+        from villa_bringup.accounting import team_relative
+
+        bx, by, _ = team_relative(side, gt.ball[0], gt.ball[1], 0.0)
+        for r in log:
+            self.seen.setdefault(r.n, (gt.game_time, r))
+            if r.started is None or r.n in self.moved:
+                continue
+            if r.n not in self.follow:
+                self.follow[r.n] = (gt.game_time, (bx, by))
+            elif gt.game_time - self.follow[r.n][0] >= KICK_FOLLOW - 1e-9:
+                x0, y0 = self.follow[r.n][1]
+                goal = math.atan2(-y0, F_HALF_LENGTH - x0)
+                off = math.degrees(math.remainder(math.atan2(by - y0, bx - x0) - goal, 2 * math.pi))
+                self.moved[r.n] = (math.hypot(bx - x0, by - y0), off)
+
+    def entries(self, unum: int) -> list[dict]:
+        out = []
+        for n, (time_seen, r) in sorted(self.seen.items()):
+            e = {"time": round(time_seen, 2), "unum": unum, "kick": r.kick,
+                 "ball": [round(r.ball[0], 3), round(r.ball[1], 3)], "outcome": r.outcome}
+            if r.reason:
+                e["reason"] = r.reason
+            if n in self.moved:
+                e["ball_moved"], e["off_goal_deg"] = round(self.moved[n][0], 2), round(self.moved[n][1], 1)
+            out.append(e)
+        return out
+
+
 class Game:
     """The players of both teams (pipelines) and the accounting of one game; subclasses host the server."""
 
@@ -119,6 +161,7 @@ class Game:
         self.account = Accounting(left.name, right.name, self._motion_context)
         self.kickoff_time: float | None = None
         self.second_half = False
+        self.kicks = {id(pl): KickTracker() for pl in self.players}
 
     def sample(self, gt, kick_off, progress) -> float:
         """One ground-truth sample of the game under way: the second half's kick-off (the server's referee goes back
@@ -127,6 +170,9 @@ class Game:
             self.second_half = True
             kick_off("Right")
         self.account.sample(gt, self.estimates())
+        for side, team in self.teams.items():
+            for pl in team:
+                self.kicks[id(pl)].sample(pl.motion.stats.log, gt, side)
         played = gt.game_time - self.kickoff_time
         progress(played)
         return played
@@ -161,6 +207,8 @@ class Game:
                           "kicks_executed": sum(k.executed for k in kicks),
                           "kicks_refused": sum(k.refused for k in kicks),
                           "first_kick": round(min(firsts), 2) if firsts else None,
+                          "kick_log": sorted((e for pl in team for e in self.kicks[id(pl)].entries(
+                              pl.session.unum or pl.backend.unum)), key=lambda e: e["time"]),
                           "errors": sum(pl.session.stats.callback_errors + pl.rejected + pl.decision_errors
                                         for pl in team),
                           "cycles": sum(pl.session.stats.cycles for pl in team),
@@ -478,6 +526,11 @@ def summarize(results: list[dict]) -> dict:
                       "kicks_executed": sum(x["kicks_executed"] for x in rs),
                       "kicks_refused": sum(x["kicks_refused"] for x in rs),
                       "first_kick_mean": _mean(firsts), "games_with_a_kick": len(firsts),
+                      "kick_ball_moved_mean": _mean(moved := [e["ball_moved"] for x in rs
+                                                              for e in x.get("kick_log", []) if "ball_moved" in e]),
+                      "kicks_toward_goal": sum(abs(e["off_goal_deg"]) < 45.0 for x in rs
+                                               for e in x.get("kick_log", []) if "off_goal_deg" in e),
+                      "kicks_followed": len(moved),
                       "errors": sum(x["errors"] for x in rs),
                       "cycles": sum(x["cycles"] for x in rs),
                       "late_cycles": sum(x["late_cycles"] for x in rs)}
@@ -500,6 +553,9 @@ def table(s: dict) -> str:
             ("possession", f(a["possession"], "{:.0%}"), f(b["possession"], "{:.0%}")),
             ("kicks requested/executed/refused", f"{a['kicks_requested']}/{a['kicks_executed']}/{a['kicks_refused']}",
              f"{b['kicks_requested']}/{b['kicks_executed']}/{b['kicks_refused']}"),
+            ("kicked ball: m moved in 3 s (toward goal)",
+             f"{f(a.get('kick_ball_moved_mean'))} ({a.get('kicks_toward_goal', 0)}/{a.get('kicks_followed', 0)})",
+             f"{f(b.get('kick_ball_moved_mean'))} ({b.get('kicks_toward_goal', 0)}/{b.get('kicks_followed', 0)})"),
             ("s from kick-off to first kick (games)", f"{f(a['first_kick_mean'], '{:.1f}')} ({a['games_with_a_kick']})",
              f"{f(b['first_kick_mean'], '{:.1f}')} ({b['games_with_a_kick']})"),
             ("late cycles (of cycles)", f"{a['late_cycles']} ({a['cycles']})", f"{b['late_cycles']} ({b['cycles']})")]

@@ -80,7 +80,9 @@ def test_walk_then_kick_then_walk(config):
     assert A.Mode.STOPPING in modes and A.Mode.KICK in modes                 # stopped first, then kicked
     assert modes.index(A.Mode.KICK) > modes.index(A.Mode.STOPPING)
     assert loop.out.mode == A.Mode.WALK and loop.out.status.request_id == 7
-    assert a.stats == A.KickStats(requested=1, executed=1, refused=0, completed=1)
+    assert _counts(a.stats) == (1, 1, 0, 1)
+    (r,) = a.stats.log                                                       # the request's record, as it ended
+    assert (r.kick, r.outcome, r.ball) == ("forward_L", "completed", k.ball) and r.started > r.time > 0
     assert a.walk_request(A.WalkRequest(x=0.5)).accepted                    # walking again
     loop.run(10)
     assert loop.out.status.active == "walk"
@@ -95,13 +97,39 @@ def test_refused_kick_goes_back_to_walking(config):
     assert v.accepted                                                       # checked once the walk stands
     assert loop.run(100, until=lambda o: o.status.done)
     assert loop.out.mode == A.Mode.WALK and loop.out.status.active == "stand" and loop.out.status.request_id == 8
-    assert a.stats == A.KickStats(requested=1, executed=0, refused=1, completed=0)
+    assert _counts(a.stats) == (1, 0, 1, 0)
     assert any("refused" in text and "forward_L" in text for _, text in logged)
     bad = a.request(A.SkillRequest("kick", {"ball_y": 0.0}, request_id=9))  # no ball_x: refused at once, done
     assert bad.outcome == "refused" and "ball_x" in bad.reason
     unknown = a.request(A.SkillRequest("kick_banana", {"ball_x": 0.2, "ball_y": 0.0}, request_id=10))
     assert unknown.outcome == "refused" and "no kick 'banana'" in unknown.reason
     assert a.stats.refused == 3 and a.walk_request(A.WalkRequest(x=0.3)).accepted
+    assert [(r.kick, r.outcome) for r in a.stats.log] == [("forward_L", "refused"), ("kick", "refused"),
+                                                          ("kick_banana", "refused")]
+    assert "reach" in a.stats.log[0].reason and "ball_x" in a.stats.log[1].reason and a.stats.log[0].started is None
+
+
+def _counts(stats):
+    return stats.requested, stats.executed, stats.refused, stats.completed
+
+
+def test_a_kick_record_says_why_a_kick_was_not_completed(config):
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    loop.run(3)
+    k = a.kicks["forward_L"]
+    ball = {"ball_x": k.ball[0], "ball_y": k.ball[1]}
+    assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=1)).accepted
+    assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=2, interrupt=True)).accepted
+    a.request(A.SkillRequest("walk", {}, request_id=3))                      # a walk request drops the stop
+    assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=4)).accepted
+    assert loop.run(200, until=lambda o: o.mode == A.Mode.KICK)
+    a.fall(A.FALLING)                                                        # a fall in the kick
+    loop.run(1)
+    assert [(r.outcome, r.reason) for r in a.stats.log] == [("cancelled", "replaced by a new kick request"),
+                                                           ("cancelled", "a walk request"),
+                                                           ("fallen", "a fall during kick")]
+    assert [r.n for r in a.stats.log] == [0, 1, 2] and a.stats.records == 3
 
 
 def test_fall_gets_up_and_nothing_interrupts_the_getup(config):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -131,12 +132,34 @@ class MotionOutput:
     mode: Mode
 
 
+KICK_LOG = 1000              # kick records the arbiter keeps
+
+
+@dataclass
+class KickRecord:
+    """One kick request and what became of it."""
+
+    time: float               # s, the cycle time of the request
+    kick: str                 # the kick chosen (KickDef.name), or the requested skill when none could be
+    ball: tuple[float, float]     # m, the ball in the robot frame as requested
+    outcome: str = "stopping"     # stopping -> executed (-> completed | fallen) | refused
+    reason: str = ""
+    started: float | None = None  # s, when the kick engine started
+    n: int = 0                    # its number among the arbiter's kick records (the log keeps the last KICK_LOG)
+
+
 @dataclass
 class KickStats:
     requested: int = 0        # kick requests taken (stop-then-kick started) or refused for bad parameters
     executed: int = 0         # kicks the engine started
     refused: int = 0          # refused: bad request, or the IK cannot reach the ball after the stop (§13.1.1)
     completed: int = 0        # kicks that ran to their end (not cut short by a fall)
+    log: deque[KickRecord] = field(default_factory=lambda: deque(maxlen=KICK_LOG))   # the last requests, in order
+    records: int = 0          # kick records made (numbered 0, 1, ...)
+
+    def record(self, r: KickRecord) -> None:
+        r.n, self.records = self.records, self.records + 1
+        self.log.append(r)
 
 
 @dataclass(frozen=True)
@@ -243,7 +266,7 @@ class MotionArbiter:
             return Verdict("ignored", f"{self.mode.value} runs and the request does not interrupt")
         if not self._start_skill(req.skill, dict(req.params)):
             return Verdict("refused", f"cannot start {req.skill}")
-        self.pending = None
+        self._cancel_pending(f"interrupted by {req.skill}")
         self.mode, self.request_id, self.done = Mode.SKILL, req.request_id, False
         return Verdict("accepted")
 
@@ -258,14 +281,22 @@ class MotionArbiter:
                 raise ValueError(f"ball position must be finite, got {ball}")
             kick = self._pick_kick(req.skill, ball, float(req.params.get("direction", 0.0)))
         except KeyError as e:
-            return self._refuse(f"kick request {req.skill!r} refused: parameter {e} missing (ball_x, ball_y)")
+            return self._refuse_request(req, f"kick request {req.skill!r} refused: parameter {e} missing (ball_x, "
+                                             f"ball_y)")
         except ValueError as e:
-            return self._refuse(f"kick request {req.skill!r} refused: {e}")
+            return self._refuse_request(req, f"kick request {req.skill!r} refused: {e}")
+        self._cancel_pending("replaced by a new kick request")
+        self.stats.record(KickRecord(self.last_t or 0.0, kick.name, ball))
         self.player, self.player_name = None, ""
         self.pending = (kick, ball, self.odom)
         self.mode, self.done = Mode.STOPPING, False
         self.walk.command_stand()
         return Verdict("accepted")
+
+    def _refuse_request(self, req: SkillRequest, reason: str) -> Verdict:
+        bx, by = req.params.get("ball_x", math.nan), req.params.get("ball_y", math.nan)
+        self.stats.record(KickRecord(self.last_t or 0.0, req.skill, (float(bx), float(by)), "refused", reason))
+        return self._refuse(reason)
 
     def _refuse(self, reason: str) -> Verdict:
         self.stats.refused += 1
@@ -292,9 +323,16 @@ class MotionArbiter:
         self.player_name = name
         return True
 
+    def _cancel_pending(self, reason: str) -> None:
+        """A kick being stopped for is dropped: its record says why."""
+        if self.pending is not None and self.stats.log and self.stats.log[-1].outcome == "stopping":
+            self.stats.log[-1].outcome, self.stats.log[-1].reason = "cancelled", reason
+        self.pending = None
+
     def _to_walk(self, stop: bool) -> None:
         """Back to WALK; `stop`: the walk stands at once (it did not run while a skill or kick had the legs)."""
-        self.player, self.player_name, self.kicker, self.pending = None, "", None, None
+        self._cancel_pending("a walk request")
+        self.player, self.player_name, self.kicker = None, "", None
         if stop:
             self.walk.stop()
         self.mode = Mode.WALK
@@ -321,6 +359,8 @@ class MotionArbiter:
             active = f"kick_{self.kicker.kick.name}"
             if self.kicker.done:
                 self.stats.completed += 1
+                if self.stats.log:
+                    self.stats.log[-1].outcome = "completed"
                 self.done = True
                 self._to_walk(stop=True)
         else:                                           # WALK, STOPPING, FALLEN: the walk engine
@@ -363,6 +403,8 @@ class MotionArbiter:
         if self.mode in (Mode.KICK, Mode.STOPPING):
             self.log("info", f"motion: a fall ended kick {(self.kicker.kick if self.kicker else self.pending[0]).name}")
             self.done = True
+            if self.stats.log:
+                self.stats.log[-1].outcome, self.stats.log[-1].reason = "fallen", f"a fall during {self.mode.value}"
         if self.mode == Mode.SKILL:
             self.done = True
         self.player, self.player_name, self.kicker, self.pending = None, "", None, None
@@ -401,12 +443,17 @@ class MotionArbiter:
         ball = F.to_local(F.from_local((bx, by), (ox, oy), oth), (x, y), th)
         engine = KK.KickEngine(kick, self.stand_pose(), self.robot_type)
         self.pending = None
+        record = self.stats.log[-1] if self.stats.log else None
         if engine.start(ball):
             self.kicker, self.mode = engine, Mode.KICK
             self.stats.executed += 1
+            if record is not None:
+                record.outcome, record.started = "executed", self.last_t
             self.log("info", f"motion: kick {kick.name} at ball ({ball[0]:.3f}, {ball[1]:.3f}) m")
         else:
             self.mode = Mode.WALK
+            if record is not None:
+                record.outcome, record.reason = "refused", engine.reason
             self._refuse(f"{engine.reason}; back to walking")
 
     def stand_pose(self) -> KK.StandPose:
