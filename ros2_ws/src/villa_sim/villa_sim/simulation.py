@@ -44,6 +44,7 @@ from villa_sim.audio import Listener, SayHearModel
 from villa_sim.field import SimSparkField, SimSparkRules
 from villa_sim.noise import VisionNoise
 from villa_sim.perceptions import ForceResistancePerception, HearPerception
+from villa_sim.sensing import Sensing
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +149,8 @@ class VillaSoccerSimulation(SoccerSimulation):
         self._unknown_actuators: set[str] = set()
         self._hinges: dict[str, tuple] = {}      # <prefix><eff> -> actuators, joint addresses, range, gains
         self._velocity: dict[str, float] = {}    # effectors in velocity mode -> commanded velocity (rad/s)
+        self._sensing = Sensing()
+        self._feet: dict[str, dict[int, str]] = {}      # agent prefix -> foot geom ids (of the compiled model)
         self._servo: tuple[np.ndarray, ...] | None = None    # (vel, pos actuators, qpos adrs, velocities)
         self._gains = load_pd_gains()
         self.idle_pacing = True
@@ -184,7 +187,7 @@ class VillaSoccerSimulation(SoccerSimulation):
             super()._recompile()
         finally:
             self._mj_spec = spec
-        self._hinges, self._servo = {}, None    # actuator and joint indices change with the model
+        self._hinges, self._servo, self._feet = {}, None, {}    # actuator, joint and geom ids change with the model
         self._velocity = {e: v for e, v in self._velocity.items() if self._hinge(e) is not None}   # robots that stay
 
     def _pre_step(self) -> None:
@@ -295,16 +298,15 @@ class VillaSoccerSimulation(SoccerSimulation):
 
     # --- perceptions -------------------------------------------------------------------------------
     def generate_perceptions(self, *, gen_vision: bool | None = None) -> None:
-        # A marker at the camera (its own head's) has distance 0: rcssservermj's elevation is NaN and the object is
-        # not visible (NaN fails the view-range test); numpy's "invalid value in divide" warning says nothing more.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            super().generate_perceptions(gen_vision=gen_vision)
+        self._sensing.generate(self, gen_vision)      # rcssservermj's perceptions, read from MuJoCo's arrays at once
         agents = list(self.sim_agents)
         listeners = {a.agent_id: Listener(a.team_name, "left" if a.agent_id.team_id == TeamSide.LEFT.value
                                           else "right", (float(a.xpos[0]), float(a.xpos[1]))) for a in agents}
         heard = self._audio.deliver(self.frame_id, listeners)
+        feet = {a.agent_id.prefix: self._foot_geoms(a) for a in agents}
+        contacts = self._foot_contacts({g: n for f in feet.values() for g, n in f.items()})
         for agent in agents:
-            extra = list(self._foot_pressure(agent))
+            extra = list(self._foot_pressure(feet[agent.agent_id.prefix], contacts))
             if heard.get(agent.agent_id):
                 extra.append(HearPerception(heard[agent.agent_id]))
             perceptions = list(agent.perceptions)
@@ -336,42 +338,61 @@ class VillaSoccerSimulation(SoccerSimulation):
                 out.append(noisy[id(det)])
         return VisionPerception(vision.name, out)
 
-    def _foot_pressure(self, agent):
-        """SimSpark's FRP for each foot (and toe) touching something: centre and force in the foot frame."""
+    def _foot_geoms(self, agent) -> dict[int, str]:
+        """geom id -> FRP perceptor name of the agent's feet (and toes), in FOOT_GEOMS order (per compiled model)."""
+        geoms = self._feet.get(agent.agent_id.prefix)
+        if geoms is None:
+            geoms = {}
+            for perceptor, geom in FOOT_GEOMS.items():
+                gid = mujoco.mj_name2id(self._mj_model, mujoco.mjtObj.mjOBJ_GEOM, agent.agent_id.prefix + geom)
+                if gid >= 0:
+                    geoms[gid] = perceptor
+            self._feet[agent.agent_id.prefix] = geoms
+        return geoms
+
+    def _foot_contacts(self, feet: dict[int, str]) -> dict[int, list]:
+        """For every foot geom touching something: [force sum (world), force-weighted point sum, weight], over the
+        contacts in MuJoCo's order (one pass for all robots)."""
         model, data = self._mj_model, self._mj_data
-        prefix = agent.agent_id.prefix
-        geoms = {}
-        for perceptor, geom in FOOT_GEOMS.items():
-            gid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, prefix + geom)
-            if gid >= 0:
-                geoms[gid] = perceptor
-        if not geoms:
-            return
+        acc: dict[int, list] = {}
+        n = data.ncon
+        if n == 0 or not feet:
+            return acc
+        g1, g2 = data.contact.geom1[:n], data.contact.geom2[:n]
+        ids = np.fromiter(feet, dtype=int)
+        hit = np.flatnonzero(np.isin(g1, ids) | np.isin(g2, ids))
         force6 = np.zeros(6)
-        acc = {gid: [np.zeros(3), np.zeros(3), 0.0] for gid in geoms}  # force sum, weighted point, weight
-        for i in range(data.ncon):
+        for i in hit.tolist():
             con = data.contact[i]
-            if con.geom1 in geoms:
+            if con.geom1 in feet:
                 gid, sign = con.geom1, -1.0
-            elif con.geom2 in geoms:
-                gid, sign = con.geom2, 1.0
             else:
-                continue
+                gid, sign = con.geom2, 1.0
             mujoco.mj_contactForce(model, data, i, force6)
             f_world = sign * (con.frame.reshape(3, 3).T @ force6[:3])
-            a = acc[gid]
+            a = acc.get(gid)
+            if a is None:
+                a = acc[gid] = [np.zeros(3), np.zeros(3), 0.0]
             a[0] += f_world
             w = max(abs(force6[0]), 1e-9)
             a[1] += w * con.pos
             a[2] += w
-        for gid, (f_world, wp, w) in acc.items():
-            if w <= 0.0:
+        return acc
+
+    def _foot_pressure(self, geoms: dict[int, str], contacts: dict[int, list]):
+        """SimSpark's FRP for each of the geoms (one agent's feet and toes) touching something: centre and force in
+        the foot frame."""
+        data = self._mj_data
+        for gid, name in geoms.items():
+            a = contacts.get(gid)
+            if a is None or a[2] <= 0.0:
                 continue
+            f_world, wp, w = a
             rot = data.geom_xmat[gid].reshape(3, 3)
             centre = rot.T @ (wp / w - data.geom_xpos[gid])
             f_local = rot.T @ f_world
             # REP-103 foot frame (x forward, y left) -> SimSpark's (x right, y forward)
-            yield ForceResistancePerception(geoms[gid], (-centre[1], centre[0], centre[2]),
+            yield ForceResistancePerception(name, (-centre[1], centre[0], centre[2]),
                                             (-f_local[1], f_local[0], f_local[2]))
 
     # --- monitor -----------------------------------------------------------------------------------
