@@ -123,13 +123,19 @@ def test_a_kick_record_says_why_a_kick_was_not_completed(config):
     assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=2, interrupt=True)).accepted
     a.request(A.SkillRequest("walk", {}, request_id=3))                      # a walk request drops the stop
     assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=4)).accepted
+    bad = a.request(A.SkillRequest("kick", {"ball_y": 0.0}, request_id=5))    # refused; the stop goes on
+    assert bad.outcome == "refused" and a.mode == A.Mode.STOPPING
     assert loop.run(200, until=lambda o: o.mode == A.Mode.KICK)
     a.fall(A.FALLING)                                                        # a fall in the kick
     loop.run(1)
-    assert [(r.outcome, r.reason) for r in a.stats.log] == [("cancelled", "replaced by a new kick request"),
-                                                           ("cancelled", "a walk request"),
-                                                           ("fallen", "a fall during kick")]
-    assert [r.n for r in a.stats.log] == [0, 1, 2] and a.stats.records == 3
+    assert [(r.outcome, r.reason) for r in a.stats.log][:3] == [("cancelled", "replaced by a new kick request"),
+                                                               ("cancelled", "a walk request"),
+                                                               ("fallen", "a fall during kick")]
+    refused = a.stats.log[3]                                # the bad request's own record, not the kick's
+    assert refused.outcome == "refused" and "ball_x" in refused.reason and refused.started is None
+    assert math.isnan(refused.ball[0]) and refused.ball[1] == 0.0
+    assert a.stats.log[2].started is not None
+    assert [r.n for r in a.stats.log] == [0, 1, 2, 3] and a.stats.records == 4
 
 
 def test_fall_gets_up_and_nothing_interrupts_the_getup(config):

@@ -192,6 +192,13 @@ class MotionConfig:
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]))
 
 
+def _number(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def _default_log(level: str, text: str) -> None:
     getattr(logging.getLogger("villa_motion.arbiter"), level)(text)
 
@@ -218,6 +225,7 @@ class MotionArbiter:
         self.done = False
         self.odom = (0.0, 0.0, 0.0)
         self.stats = KickStats()
+        self.kick_record: KickRecord | None = None      # the kick being stopped for or running (STOPPING, KICK)
         self.last_t: float | None = None
         self.targets: dict[str, float] = {}
 
@@ -286,7 +294,8 @@ class MotionArbiter:
         except ValueError as e:
             return self._refuse_request(req, f"kick request {req.skill!r} refused: {e}")
         self._cancel_pending("replaced by a new kick request")
-        self.stats.record(KickRecord(self.last_t or 0.0, kick.name, ball))
+        self.kick_record = KickRecord(self.last_t or 0.0, kick.name, ball)
+        self.stats.record(self.kick_record)
         self.player, self.player_name = None, ""
         self.pending = (kick, ball, self.odom)
         self.mode, self.done = Mode.STOPPING, False
@@ -294,9 +303,16 @@ class MotionArbiter:
         return Verdict("accepted")
 
     def _refuse_request(self, req: SkillRequest, reason: str) -> Verdict:
-        bx, by = req.params.get("ball_x", math.nan), req.params.get("ball_y", math.nan)
-        self.stats.record(KickRecord(self.last_t or 0.0, req.skill, (float(bx), float(by)), "refused", reason))
+        """A kick request refused before anything started: its own record (a kick being stopped for keeps its own)."""
+        ball = tuple(_number(req.params.get(k, math.nan)) for k in ("ball_x", "ball_y"))
+        self.stats.record(KickRecord(self.last_t or 0.0, req.skill, ball, "refused", reason))
         return self._refuse(reason)
+
+    def _settle_kick(self, outcome: str, reason: str = "") -> None:
+        """The kick being stopped for or running ends (`outcome`): its record says how and why."""
+        if self.kick_record is not None:
+            self.kick_record.outcome, self.kick_record.reason = outcome, reason
+            self.kick_record = None
 
     def _refuse(self, reason: str) -> Verdict:
         self.stats.refused += 1
@@ -325,8 +341,8 @@ class MotionArbiter:
 
     def _cancel_pending(self, reason: str) -> None:
         """A kick being stopped for is dropped: its record says why."""
-        if self.pending is not None and self.stats.log and self.stats.log[-1].outcome == "stopping":
-            self.stats.log[-1].outcome, self.stats.log[-1].reason = "cancelled", reason
+        if self.pending is not None:
+            self._settle_kick("cancelled", reason)
         self.pending = None
 
     def _to_walk(self, stop: bool) -> None:
@@ -359,8 +375,7 @@ class MotionArbiter:
             active = f"kick_{self.kicker.kick.name}"
             if self.kicker.done:
                 self.stats.completed += 1
-                if self.stats.log:
-                    self.stats.log[-1].outcome = "completed"
+                self._settle_kick("completed")
                 self.done = True
                 self._to_walk(stop=True)
         else:                                           # WALK, STOPPING, FALLEN: the walk engine
@@ -403,8 +418,7 @@ class MotionArbiter:
         if self.mode in (Mode.KICK, Mode.STOPPING):
             self.log("info", f"motion: a fall ended kick {(self.kicker.kick if self.kicker else self.pending[0]).name}")
             self.done = True
-            if self.stats.log:
-                self.stats.log[-1].outcome, self.stats.log[-1].reason = "fallen", f"a fall during {self.mode.value}"
+            self._settle_kick("fallen", f"a fall during {self.mode.value}")
         if self.mode == Mode.SKILL:
             self.done = True
         self.player, self.player_name, self.kicker, self.pending = None, "", None, None
@@ -443,17 +457,15 @@ class MotionArbiter:
         ball = F.to_local(F.from_local((bx, by), (ox, oy), oth), (x, y), th)
         engine = KK.KickEngine(kick, self.stand_pose(), self.robot_type)
         self.pending = None
-        record = self.stats.log[-1] if self.stats.log else None
         if engine.start(ball):
             self.kicker, self.mode = engine, Mode.KICK
             self.stats.executed += 1
-            if record is not None:
-                record.outcome, record.started = "executed", self.last_t
+            if self.kick_record is not None:
+                self.kick_record.outcome, self.kick_record.started = "executed", self.last_t
             self.log("info", f"motion: kick {kick.name} at ball ({ball[0]:.3f}, {ball[1]:.3f}) m")
         else:
             self.mode = Mode.WALK
-            if record is not None:
-                record.outcome, record.reason = "refused", engine.reason
+            self._settle_kick("refused", engine.reason)
             self._refuse(f"{engine.reason}; back to walking")
 
     def stand_pose(self) -> KK.StandPose:
