@@ -432,11 +432,14 @@ def leg_angles(side: str, target: np.ndarray, robot_type: int = 0, pos_tol: floa
 def reachable_fraction(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_type: int = 0,
                        samples: int = REACH_SAMPLES) -> float:
     """§13.1.1: the fraction of trajectory samples the leg IK reaches (within 5 mm and 0.05 rad)."""
+    return sum(_reached(kick, ball_rel, stand, robot_type, samples)) / samples
+
+
+def _reached(kick: KickDef, ball_rel, stand: StandPose, robot_type: int, samples: int):
+    """Whether the leg IK reaches each of `samples` poses along the kick's curve (within 5 mm and 0.05 rad), lazily."""
     traj = trajectory(kick, ball_rel, stand)
-    hits = 0
     for u in np.linspace(0.0, 1.0, samples):
-        hits += leg_angles(kick.foot, traj.pose(float(u)), robot_type, REACH_POS_TOL, REACH_ROT_TOL)[1]
-    return hits / samples
+        yield leg_angles(kick.foot, traj.pose(float(u)), robot_type, REACH_POS_TOL, REACH_ROT_TOL)[1]
 
 
 REACH_GRID = 0.005          # m: reachable() answers for the ball position rounded to this grid
@@ -456,14 +459,12 @@ def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_typ
 @lru_cache(maxsize=16384)
 def _reachable_on_grid(kick: KickDef, stand: StandPose, robot_type: int, q: tuple[int, int]) -> bool:
     """reachable_fraction(...) > REACH_FRACTION, stopping at the first miss too many (a miss costs the IK's search)."""
-    traj = trajectory(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand)
     misses_allowed = max(m for m in range(REACH_SAMPLES + 1) if (REACH_SAMPLES - m) / REACH_SAMPLES > REACH_FRACTION)
     misses = 0
-    for u in np.linspace(0.0, 1.0, REACH_SAMPLES):
-        if not leg_angles(kick.foot, traj.pose(float(u)), robot_type, REACH_POS_TOL, REACH_ROT_TOL)[1]:
-            misses += 1
-            if misses > misses_allowed:
-                return False
+    for hit in _reached(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand, robot_type, REACH_SAMPLES):
+        misses += not hit
+        if misses > misses_allowed:
+            return False
     return True
 
 
