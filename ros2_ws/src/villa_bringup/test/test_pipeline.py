@@ -33,9 +33,7 @@ def recording():
         got.append(bytes(data))
         return real(data)
 
-    for side in ("left", "right"):
-        for pl in game.teams[side]:
-            server.connect(pl.session.begin(), answer if pl is me else pl.session.answer)
+    game.join(server, lambda pl: answer if pl is me else pl.session.answer)
     for i in range(CYCLES):
         server.step()
         if i == 150:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import Accounting, beamed
+from villa_bringup.accounting import Accounting, beamed, team_relative
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
@@ -108,8 +108,6 @@ class KickTracker:
         self.moved: dict[int, tuple[float, float]] = {}                    # -> (m moved, degrees off the goal)
 
     def sample(self, log, gt, side: str) -> None:
-        from villa_bringup.accounting import team_relative
-
         bx, by, _ = team_relative(side, gt.ball[0], gt.ball[1], 0.0)
         for r in log:
             self.seen.setdefault(r.n, (gt.game_time, r))
@@ -222,6 +220,13 @@ class Game:
 class HostedGame(Game):
     """villa sim stepped in this process (villa_sim.hosted): deterministic for a seed."""
 
+    def join(self, server, answer_of=None) -> None:
+        """Connect every player to `server` (a villa_sim.hosted.HostedServer), the left team first (the first team to
+        join plays on the left); `answer_of(player)` may put something between a player and its session's answer."""
+        for side in ("left", "right"):
+            for pl in self.teams[side]:
+                server.connect(pl.session.begin(), pl.session.answer if answer_of is None else answer_of(pl))
+
     def play(self, stop, progress) -> dict:
         from villa_sim.hosted import HostedServer, seed_everything
         from villa_sim.trainer import GroundTruth  # noqa: F401  (the truth's type)
@@ -229,9 +234,7 @@ class HostedGame(Game):
         seed_everything(self.spec.seed)
         server = HostedServer(vision_noise=self.spec.noise, seed=self.spec.seed)
         w0, c0 = time.monotonic(), time.process_time()
-        for side in ("left", "right"):                          # the first team to join plays on the left
-            for pl in self.teams[side]:
-                server.connect(pl.session.begin(), pl.session.answer)
+        self.join(server)
         n = len(self.players)
         deadline = server.time + self.spec.connect_timeout
         since = None

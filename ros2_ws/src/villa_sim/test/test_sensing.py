@@ -17,9 +17,7 @@ def test_the_same_perceptions_as_rcssservermj_every_cycle_of_a_game():
                               stall_timeout=60, games=1, duration=1.0)
     game = G.HostedGame(G.specs_from_args(args)[0], "rcssservermj")
     server = HostedServer(vision_noise=False, seed=3)
-    for side in ("left", "right"):
-        for pl in game.teams[side]:
-            server.connect(pl.session.begin(), pl.session.answer)
+    game.join(server)
     sim, encoder, sensing = server.sim, DefaultPerceptionEncoder(), Sensing()
     compared = visions = 0
     for cycle in range(400):
