@@ -105,7 +105,6 @@ class PlayerPipeline:
         self.game_time = 0.0
         self.rejected = 0                             # joint commands, says or beams the bridge would reject
         self.decision_errors = 0                      # decisions that raised (logged; the player keeps playing)
-        self.fall_state = A.UPRIGHT
         self._upright: tuple | None = None            # the motion in the last cycle we were upright (fall logs)
         self._getup_ended: float | None = None
 
@@ -123,7 +122,6 @@ class PlayerPipeline:
             self._motion(t, joints)
         if p.gyro is not None or p.acc is not None:                          # imu -> fall_state
             state, _ = self.perception.imu(t, torso_axes(p.acc) if p.acc is not None else (0.0, 0.0, 0.0))
-            self.fall_state = state
             self.localization.fall(state != A.UPRIGHT, t)
             self.motion.fall(state)
             self.strategy.fall(state)
@@ -148,7 +146,7 @@ class PlayerPipeline:
         out = self.motion.update(t, joints)
         if was == A.Mode.GETUP and out.mode != A.Mode.GETUP:
             self._getup_ended = t
-        if self.fall_state == A.UPRIGHT:
+        if self.motion.fall_state == A.UPRIGHT:
             self._upright = (t, out.mode, out.status.active, self.motion.walk.step.tolist(),
                             self.motion.walk.p.phase_length)
         if self.motion.stats.executed > executed and self.first_kick is None:

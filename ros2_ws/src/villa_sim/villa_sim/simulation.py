@@ -151,7 +151,7 @@ class VillaSoccerSimulation(SoccerSimulation):
         self._velocity: dict[str, float] = {}    # effectors in velocity mode -> commanded velocity (rad/s)
         self._sensing = Sensing()
         self._feet: dict[str, dict[int, str]] = {}      # agent prefix -> foot geom ids (of the compiled model)
-        self._servo: tuple[np.ndarray, ...] | None = None    # (vel, pos actuators, qpos adrs, velocities)
+        self._servo: tuple | None = None    # (vel, pos actuators, qpos adrs, velocities, effector -> index)
         self._gains = load_pd_gains()
         self.idle_pacing = True
 
