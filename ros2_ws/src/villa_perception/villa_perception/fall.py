@@ -34,7 +34,7 @@ class FallParams:
     lying_time: float = 0.1                   # s of a settled lying reading before FALLEN_*
     lying_tilt: float = math.radians(60)      # tilt beyond which a robot that never settles is lying anyway ...
     unsettled_time: float = 1.0               # ... after this long (shaking on the ground, a get-up kicking)
-    switch_time: float = 0.5                  # s of another lying side before FALLEN_* changes side
+    switch_time: float = 0.2                  # s of another lying side before FALLEN_* changes side (< a lie skill)
     airborne: float = 0.5                     # ‖acc‖ below this many g: in the air (dropped, bouncing): no evidence
     smoothing: float = 0.3                    # low-pass weight of a new reading (0..1]
     g: float = 9.81
