@@ -150,13 +150,21 @@ def test_fall_state_machine_hysteresis_and_dwell():
     shaken = feed([9.0, 0.5, 4.0], 0.4, 3.0) + feed([25.0, -3.0, 6.0], 0.1) + feed([2.0, 0.0, 1.0], 0.1) + \
         feed(back, 0.3, 1.0) + feed(tilt35, 0.2)
     assert set(shaken) == {FD.FALLEN_BACK}
-    # the get-up failed onto the front: the side changes only when held
+    # the get-up failed onto the front: the side changes only when held, and within the 0.5 s of a lie skill (the
+    # motion arbiter picks the next get-up when it ends)
     front = [-9.7, 0.0, 0.8]
-    assert feed(front, 0.3)[-1] == FD.FALLEN_BACK
+    assert feed(front, 0.1)[-1] == FD.FALLEN_BACK
     assert feed(front, 0.4)[-1] == FD.FALLEN_FRONT and d.falls == 1
     # standing up again: upright once held below recover_tilt
     assert feed(up, 0.2)[-1] == FD.FALLEN_FRONT
     assert feed(up, 0.3)[-1] == FD.UPRIGHT and d.falls == 1
+    # a back get-up that overshot: folded over its knees, face and head on the ground (torso x axis 40° below the
+    # horizontal, upside down): a front get-up's case, said within a lie skill's 0.5 s
+    d3 = FD.FallDetector()
+    t = [0.0]
+    d = d3
+    assert feed(back, 0.5)[-1] == FD.FALLEN_BACK
+    assert feed([-0.76 * 9.81, 0.0, -0.62 * 9.81], 0.5)[-1] == FD.FALLEN_FRONT
     # a robot lying on its back that never settles (kept shaking) is fallen after unsettled_time
     d2 = FD.FallDetector()
     seq = []
@@ -164,3 +172,40 @@ def test_fall_state_machine_hysteresis_and_dwell():
         a = [9.81 * (1.3 if i % 2 else 0.7), 0.0, 1.0]         # |acc| never within `settled` of g
         seq.append(d2.update(a, 0.02 * i)[0])
     assert seq[-1] == FD.FALLEN_BACK and FD.FALLING in seq
+
+
+def _stage(**kw):
+    from villa_perception.stage import PerceptionParams, PerceptionStage
+    return PerceptionStage(PerceptionParams(**kw))
+
+
+@pytest.mark.parametrize("tau, ok", [(0.3, True), (0.0, False)])
+def test_a_walking_robots_sway_does_not_shorten_far_landmarks(tau, ok):
+    """The accelerometer of an upright walking robot reads gravity plus the walk's sway (here 2.5 m/s^2 forward and
+    back at 2 Hz, a step pair): the camera is levelled with the low-passed reading (level_tau), so a flag 15 m away
+    keeps its distance within 0.1 m; levelled with the instant reading (tau 0) it comes out up to 0.5 m short."""
+    stage = _stage(level_tau=tau)
+    flag = [15.0, 0.0, -0.4]                                    # torso frame: the torso stays upright
+    frame = P.Frame(landmarks={"F1R": _polar_of(flag, 0.0, 0.0)}, ball=None, players=[], lines=[])
+    errors = []
+    for i in range(200):
+        t = 0.02 * i
+        stage.joints(t, 0.0, 0.0)
+        stage.imu(t, (2.5 * math.sin(2 * math.pi * 2.0 * t), 0.0, 9.81))
+        if i >= 50 and i % 2 == 0:
+            seen = stage.vision(t, frame)
+            errors.append(abs(seen[0].distance - 15.0))
+    assert (max(errors) < 0.1) == ok
+    if not ok:
+        assert max(errors) > 0.3
+
+
+def test_a_tilted_torso_gives_no_observations():
+    stage = _stage()
+    frame = P.Frame(landmarks={"F1R": _polar_of([15.0, 0.0, -0.4], 0.0, 0.0)}, ball=None, players=[], lines=[])
+    stage.joints(0.0, 0.0, 0.0)
+    stage.imu(0.0, (0.0, 0.0, 9.81))
+    assert stage.vision(0.0, frame) is not None                 # upright: seen
+    tilt = math.radians(35)                                      # falling forward: the instant reading says so
+    stage.imu(0.02, (-9.81 * math.sin(tilt), 0.0, 9.81 * math.cos(tilt)))
+    assert stage.vision(0.02, frame) is None
