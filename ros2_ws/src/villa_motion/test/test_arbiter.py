@@ -165,17 +165,51 @@ def test_fall_gets_up_and_nothing_interrupts_the_getup(config):
     assert not a.walk_request(A.WalkRequest(x=1.0)).accepted
     assert loop.run(int(time_of("lie_back") / 0.02) + 5, until=lambda o: o.status.active == "getup_back")
     skill_time = time_of("getup_back")
-    assert loop.run(int(skill_time / 0.02) + 10, until=lambda o: o.status.active == "lie_back")   # still lying
+    assert loop.run(int((skill_time + config.getup_settle) / 0.02) + 10,     # still lying after the hold
+                    until=lambda o: o.status.active == "lie_back")
     assert loop.run(int(time_of("lie_back") / 0.02) + 5, until=lambda o: o.status.active == "getup_back")
     assert loop.out.mode == A.Mode.GETUP and a.player.elapsed < skill_time
     a.fall(A.UPRIGHT)                        # it stands: the skill runs to its end, then the walk
-    assert loop.run(int(skill_time / 0.02) + 5, until=lambda o: o.mode == A.Mode.WALK)
+    assert loop.run(int(skill_time / 0.02) + 10, until=lambda o: o.mode == A.Mode.WALK)   # waits round up to cycles
     assert loop.out.status.active == "getup_back" and loop.out.status.done     # its last targets, then the walk
     loop.run(1)
     assert loop.out.status.active == "stand"
     a.fall(A.FALLEN_SIDE)
     loop.run(1)
     assert loop.out.status.active == "fall_arms_out"
+
+
+def test_a_getup_that_stood_up_is_not_laid_down_on_a_late_fall_state(config):
+    """The fall detector says upright only after its recover_time, so a get-up can end while the state still says
+    lying: its last pose is held (getup_settle) until upright, then the walk; no lie skill in between."""
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.fall(A.FALLEN_FRONT)
+    assert loop.run(100, until=lambda o: o.status.active == "getup_front")
+    assert loop.run(200, until=lambda o: a.player.done)
+    assert loop.out.mode == A.Mode.GETUP and loop.out.status.active == "getup_front"   # ended, still "lying"
+    held = dict(loop.out.targets)
+    loop.run(int(0.5 * config.getup_settle / 0.02))
+    assert loop.out.status.active == "getup_front" and loop.out.targets == pytest.approx(held)
+    a.fall(A.UPRIGHT)                        # the detector catches up within the hold
+    loop.run(1)
+    assert loop.out.mode == A.Mode.WALK
+    # then it stands still a moment (getup_stand) before it follows walk commands
+    assert a.walk_request(A.WalkRequest(x=1.0)).accepted
+    loop.run(int(0.8 * config.getup_stand / 0.02))
+    assert a.walk.standing and loop.out.status.active == "stand"
+    loop.run(int(0.4 * config.getup_stand / 0.02))
+    assert a.walk_request(A.WalkRequest(x=1.0)).accepted
+    assert loop.run(50, until=lambda o: o.status.active == "walk")
+    # the same end with the robot really still lying: after the hold, the chain starts again with the lie skill
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.fall(A.FALLEN_FRONT)
+    assert loop.run(100, until=lambda o: o.status.active == "getup_front")
+    assert loop.run(200, until=lambda o: a.player.done)
+    n = int(config.getup_settle / 0.02)
+    assert not loop.run(n - 2, until=lambda o: o.status.active == "lie_front")
+    assert loop.run(5, until=lambda o: o.status.active == "lie_front")
 
 
 def test_without_auto_getup_a_lying_robot_stays_fallen(config):

@@ -53,6 +53,7 @@ UPRIGHT, FALLING, FALLEN_FRONT, FALLEN_BACK, FALLEN_SIDE = 0, 1, 2, 3, 4
 GETUP_SKILLS = {FALLEN_FRONT: "getup_front", FALLEN_BACK: "getup_back", FALLEN_SIDE: "fall_arms_out"}
 # before a get-up: the pose it was learned from, held until the robot lies still (skipped where no such skill file)
 LIE_SKILLS = {FALLEN_FRONT: "lie_front", FALLEN_BACK: "lie_back"}
+GETUP_NAMES = frozenset(("getup_front", "getup_back"))
 # villa_msgs/WalkCommand modes
 WALK_NORMALIZED, WALK_VELOCITY, WALK_STAND = 0, 1, 2
 CYCLE = 0.02
@@ -171,6 +172,8 @@ class MotionConfig:
     kicks: dict[str, KK.KickDef]
     robot_type: int = 0
     auto_getup: bool = True
+    getup_settle: float = 0.6     # s a get-up's last pose is held for the fall state to say upright (_skill_ended)
+    getup_stand: float = 0.5      # s the walk stands after a get-up before it follows walk commands (walk_request)
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any]) -> MotionConfig:
@@ -189,7 +192,15 @@ class MotionConfig:
                    skill_variables=load_skill_variables(skill_params, simulator, robot_type),
                    kicks=KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
                                           str(p["kick_params"]) or None, simulator),
-                   robot_type=robot_type, auto_getup=bool(p["auto_getup"]))
+                   robot_type=robot_type, auto_getup=bool(p["auto_getup"]),
+                   getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"))
+
+
+def _nonnegative(p: Mapping[str, Any], name: str) -> float:
+    v = float(p[name])
+    if not v >= 0:
+        raise ValueError(f"{name} must be >= 0, got {v}")
+    return v
 
 
 def _number(v) -> float:
@@ -219,6 +230,8 @@ class MotionArbiter:
         self.fall_state = UPRIGHT
         self.player: SkillPlayer | None = None          # SKILL / GETUP
         self.player_name = ""
+        self._ended_at: float | None = None             # GETUP: when the get-up skill ended (held since)
+        self._stand_until = -math.inf                   # WALK: standing after a get-up until then
         self.kicker: KK.KickEngine | None = None        # KICK
         self.pending: tuple[KK.KickDef, tuple[float, float], tuple[float, float, float]] | None = None  # STOPPING
         self.request_id = 0
@@ -242,7 +255,8 @@ class MotionArbiter:
         if self.mode != Mode.WALK:
             return Verdict("ignored", f"{self.mode.value} owns the legs")
         try:
-            if req.mode == WALK_STAND:
+            if req.mode == WALK_STAND or (self.last_t is not None and self.last_t < self._stand_until):
+                self.walk.command_stand()           # (standing still a moment after a get-up: getup_stand)
                 self.walk.command_stand()
             elif req.mode == WALK_VELOCITY:
                 self.walk.command_velocity(req.x, req.y, req.theta, req.parameter_set)
@@ -336,7 +350,7 @@ class MotionArbiter:
         except SkillError as e:
             self.log("error", f"motion: cannot start {name}: {e}")
             return False
-        self.player_name = name
+        self.player_name, self._ended_at = name, None
         return True
 
     def _cancel_pending(self, reason: str) -> None:
@@ -409,6 +423,7 @@ class MotionArbiter:
             self.mode = Mode.FALLEN
         elif self.mode == Mode.FALLEN and not down:
             self.mode = Mode.WALK
+            self._stand_until = (self.last_t or 0.0) + self.config.getup_stand
         elif self.mode == Mode.SKILL and lying:         # a dive that ends lying, with auto_getup off
             self._down()
             self.mode = Mode.FALLEN
@@ -439,12 +454,20 @@ class MotionArbiter:
             self.done = True
             self._to_walk(stop=True)
             return
-        # GETUP: again while the robot still lies; upright: walk (stand); falling in between: wait
+        # GETUP: the get-up's last pose held until the fall state says upright, at most getup_settle s: the fall
+        # detector says so only after its recover_time, and a get-up ends when the robot stands (a lie skill started
+        # on a stale "lying" laid the standing robot down again: type 2, 5 times in a row in a villa sim game)
+        if self.player_name in GETUP_NAMES and self.fall_state != UPRIGHT:
+            self._ended_at = self.last_t if self._ended_at is None else self._ended_at
+            if self.last_t - self._ended_at < self.config.getup_settle - 1e-9:
+                return
+        # then: again while the robot still lies; upright: walk (stand); falling in between: wait
         if self.fall_state in GETUP_SKILLS and self.config.auto_getup:
             self._start_getup()
         elif self.fall_state == UPRIGHT:
             self.done = True
             self._to_walk(stop=True)
+            self._stand_until = self.last_t + self.config.getup_stand
         else:
             self.player, self.player_name = None, ""
             self.mode = Mode.FALLEN
