@@ -10,9 +10,6 @@ from villa_motion.walk import WalkEngine
 from villa_nao.params import config_path, share_path
 from villa_sim.inprocess import InProcessNao
 
-NOT_RETUNED = ("issue 16: the get-up from the back is learned on SimSpark; on villa sim it stands up from 14 of 20 "
-               "real falls (bench/motion_getup.py) but not from the pose InProcessNao.lay puts it in (docs/status.md)")
-
 pytestmark = pytest.mark.integration
 
 
@@ -43,19 +40,24 @@ def test_walks_2_m_forward_without_falling():
     assert abs(p[1] - start[1]) < 1.0
 
 
-@pytest.mark.xfail(reason=NOT_RETUNED, strict=True)
 def test_gets_up_from_the_back():
+    """§8 as the motion arbiter plays it: the lie skill (the pose the get-up was learned from), then the get-up; from
+    the pose InProcessNao.lay puts the robot in (the get-up alone, from there, fell back: the old xfail)."""
     skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
     nao = InProcessNao(seed=3)
     nao.lay(face_up=True)
     nao.step(25)
     assert nao.accelerometer()[0] > 6.0                     # lying on the back: "up" is the torso's +x
-    p = SkillPlayer(skills["getup_back"], nao.joint_angles(), learned["getup_back"])
-    while not p.done:
-        nao.command(p.update(0.02))
+    for name in ("lie_back", "getup_back"):
+        p = SkillPlayer(skills[name], nao.joint_angles(), learned[name])
+        while not p.done:
+            nao.command(p.update(0.02))
+            nao.step()
+    last = p.update(0.02)                                   # its last pose held, as the arbiter does (getup_settle)
+    for _ in range(100):
+        nao.command(last)
         nao.step()
-    nao.step(50)
     pos, _, up = nao.torso_pose()
     assert up > 0.9 and pos[2] > 0.3
     assert np.linalg.norm(nao.accelerometer() - [0, 0, 9.81]) < 1.5
