@@ -206,6 +206,14 @@ def test_a_tilted_torso_gives_no_observations():
     stage.joints(0.0, 0.0, 0.0)
     stage.imu(0.0, (0.0, 0.0, 9.81))
     assert stage.vision(0.0, frame) is not None                 # upright: seen
-    tilt = math.radians(35)                                      # falling forward: the instant reading says so
+    tilt = math.radians(35)                                      # a walk's jolt: the instant reading only
     stage.imu(0.02, (-9.81 * math.sin(tilt), 0.0, 9.81 * math.cos(tilt)))
-    assert stage.vision(0.02, frame) is None
+    assert stage.vision(0.02, frame) is not None
+    tilt = math.radians(60)                                      # falling forward: the instant reading says so
+    stage.imu(0.04, (-9.81 * math.sin(tilt), 0.0, 9.81 * math.cos(tilt)))
+    assert stage.vision(0.04, frame) is None
+    t = 0.04
+    for _ in range(30):                                          # lying tilted 35° for 0.6 s: the low-passed one
+        t += 0.02
+        stage.imu(t, (-9.81 * math.sin(math.radians(35)), 0.0, 9.81 * math.cos(math.radians(35))))
+    assert stage.vision(t, frame) is None

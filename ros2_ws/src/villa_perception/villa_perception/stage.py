@@ -29,7 +29,8 @@ class PerceptionParams:
     fall: FallParams = FallParams()
     joint_buffer: int = 100
     level_tau: float = 0.3        # s, the accelerometer's low-pass that levels the camera (§4.2; see imu)
-    max_tilt: float = math.radians(20)   # torso tilt beyond which a vision frame gives no observations (vision)
+    max_tilt: float = math.radians(20)   # torso tilt (low-passed) beyond which a frame gives no observations
+    max_tilt_instant: float = math.radians(45)   # ... and of the instant reading (tilted())
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any]) -> PerceptionParams:
@@ -37,11 +38,12 @@ class PerceptionParams:
         buffer = int(p["joint_buffer"])
         if buffer < 1:
             raise ValueError(f"joint_buffer must be at least 1, got {buffer}")
-        tau, tilt = float(p["level_tau"]), float(p["max_tilt_deg"])
+        tau, tilt, instant = float(p["level_tau"]), float(p["max_tilt_deg"]), float(p["max_tilt_instant_deg"])
         if not tau >= 0:
             raise ValueError(f"level_tau must be >= 0 s, got {tau}")
-        if not 0 < tilt <= 90:
-            raise ValueError(f"max_tilt_deg must be in (0, 90], got {tilt}")
+        for name, v in (("max_tilt_deg", tilt), ("max_tilt_instant_deg", instant)):
+            if not 0 < v <= 180:
+                raise ValueError(f"{name} must be in (0, 180], got {v}")
         return cls(int(p["robot_type"]), int(p["unum"]), str(p["team"]),
                    NoiseModel(float(p["distance_sigma_rel"]), float(p["distance_sigma_abs"]),
                               math.radians(float(p["angle_sigma_deg"]))),
@@ -49,7 +51,7 @@ class PerceptionParams:
                               recover_tilt=math.radians(float(p["fall.recover_tilt_deg"])),
                               recover_time=float(p["fall.recover_time"]), lying_xy=float(p["fall.lying_xy"]),
                               lying_time=float(p["fall.lying_time"]), switch_time=float(p["fall.switch_time"])),
-                   buffer, tau, math.radians(tilt))
+                   buffer, tau, math.radians(tilt), math.radians(instant))
 
 
 class PerceptionStage:
@@ -101,13 +103,15 @@ class PerceptionStage:
         return self.fall.update(acc, t)
 
     def tilted(self) -> bool:
-        """The torso tilts beyond max_tilt (low-passed or this instant): falling, lying, getting up. The levelled
-        camera is then wrong by up to the tilt, and one such frame moved a game's pose estimate 2.5 m."""
-        for a in (self.acc, self._acc_raw):
+        """The torso tilts beyond max_tilt (low-passed) or max_tilt_instant (this reading): falling, lying, getting
+        up. The levelled camera is then wrong by up to the tilt, and one such frame moved a game's pose estimate
+        2.5 m. (The instant reading of an upright walking robot passes 20° in 14 % of frames on SimSpark and 26 % in
+        villa sim, 45° in 0.3 % and 1 %: hence the two limits.)"""
+        for a, limit in ((self.acc, self.p.max_tilt), (self._acc_raw, self.p.max_tilt_instant)):
             if a is None:
                 continue
             n = math.sqrt(sum(v * v for v in a))
-            if n > 1e-6 and math.acos(max(-1.0, min(1.0, a[2] / n))) > self.p.max_tilt:
+            if n > 1e-6 and math.acos(max(-1.0, min(1.0, a[2] / n))) > limit:
                 return True
         return False
 
