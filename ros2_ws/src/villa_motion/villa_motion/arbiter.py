@@ -257,7 +257,6 @@ class MotionArbiter:
         try:
             if req.mode == WALK_STAND or (self.last_t is not None and self.last_t < self._stand_until):
                 self.walk.command_stand()           # (standing still a moment after a get-up: getup_stand)
-                self.walk.command_stand()
             elif req.mode == WALK_VELOCITY:
                 self.walk.command_velocity(req.x, req.y, req.theta, req.parameter_set)
             else:

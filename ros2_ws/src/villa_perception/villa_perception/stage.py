@@ -107,13 +107,8 @@ class PerceptionStage:
         up. The levelled camera is then wrong by up to the tilt, and one such frame moved a game's pose estimate
         2.5 m. (The instant reading of an upright walking robot passes 20° in 14 % of frames on SimSpark and 26 % in
         villa sim, 45° in 0.3 % and 1 %: hence the two limits.)"""
-        for a, limit in ((self.acc, self.p.max_tilt), (self._acc_raw, self.p.max_tilt_instant)):
-            if a is None:
-                continue
-            n = math.sqrt(sum(v * v for v in a))
-            if n > 1e-6 and math.acos(max(-1.0, min(1.0, a[2] / n))) > limit:
-                return True
-        return False
+        return any(a is not None and self.fall.tilt(a) > limit
+                   for a, limit in ((self.acc, self.p.max_tilt), (self._acc_raw, self.p.max_tilt_instant)))
 
     def vision(self, t: float, frame: P.Frame) -> list[Seen] | None:
         """One vision frame at time t: the observations (§4.2); None while no joint reading gave the head angles,
