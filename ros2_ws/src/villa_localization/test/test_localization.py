@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from villa_localization.ball_filter import BallFilter
+from villa_localization.ball_filter import BallFilter, BallParams
 from villa_localization.particle_filter import Landmark, ParticleFilter, PFParams
 from villa_localization.world_model import Observed, WorldModel
 from villa_nao import field as F
@@ -195,7 +195,7 @@ def test_field_lines_alone_keep_a_rough_estimate_in_place():
 
 def test_ball_filter_predicts_constant_velocity_within_covariance():
     rng = np.random.default_rng(6)
-    kf = BallFilter()
+    kf = BallFilter(BallParams(friction=0.0))
     v = np.array([1.2, -0.5])
     r = np.diag([0.05 ** 2, 0.05 ** 2])
     t = 0.0
@@ -208,6 +208,33 @@ def test_ball_filter_predicts_constant_velocity_within_covariance():
     err = kf.x[:2] - truth
     mahal = err @ np.linalg.inv(kf.P[:2, :2]) @ err
     assert mahal < 9.21                                   # inside the 99 % ellipse (chi^2, 2 dof)
+
+
+def test_ball_filter_rolling_friction_stops_an_unseen_ball_where_the_ball_stops():
+    # a ball rolling with SimSpark's decay (v(t) = v0 exp(-k t)) is tracked; unseen afterwards, the prediction stops
+    # near where the ball does instead of running on at its last speed (friction 0 ran 5 m off in 6 s in a game, issue 19)
+    k, v0 = 0.9, np.array([2.0, 1.0])
+    kf = BallFilter(BallParams(friction=k))
+    r = np.diag([0.03 ** 2, 0.03 ** 2])
+    rng = np.random.default_rng(3)
+
+    def truth(t):
+        return np.array([1.0, -2.0]) + v0 / k * (1 - math.exp(-k * t))
+
+    t = 0.0
+    for _ in range(40):
+        t += DT
+        kf.update(truth(t) + rng.normal(0, 0.03, 2), r, t)
+    kf.predict(t + 6.0)
+    assert np.linalg.norm(kf.x[:2] - truth(t + 6.0)) < 0.3
+    assert np.linalg.norm(kf.x[2:]) < 0.05
+    cv = BallFilter(BallParams(friction=0.0))
+    t = 0.0
+    for _ in range(40):
+        t += DT
+        cv.update(truth(t) + rng.normal(0, 0.03, 2), r, t)
+    cv.predict(t + 6.0)
+    assert np.linalg.norm(cv.x[:2] - truth(t + 6.0)) > 2.0      # the failure the decay removes
 
 
 def test_world_model_tracks_ball_and_players_in_the_field_frame():

@@ -16,7 +16,7 @@ import numpy as np
 @dataclass(frozen=True)
 class BallParams:
     accel_sigma: float = 1.0          # m/s^2, white acceleration (kicks, bounces, friction model error)
-    friction: float = 0.0             # 1/s, velocity decay (0 = constant velocity)
+    friction: float = 0.9             # 1/s, velocity decay (0 = constant velocity; SimSpark's ball: about 0.9)
     init_velocity_sigma: float = 1.0  # m/s
     max_speed: float = 15.0           # m/s; a faster estimate is a bad fit and is reset
 
@@ -36,7 +36,8 @@ class BallFilter:
         if dt <= 0:
             return
         decay = math.exp(-self.p.friction * dt)
-        f = np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, decay, 0], [0, 0, 0, decay]], dtype=float)
+        roll = (1.0 - decay) / self.p.friction if self.p.friction > 0 else dt   # distance per unit velocity, exact
+        f = np.array([[1, 0, roll, 0], [0, 1, 0, roll], [0, 0, decay, 0], [0, 0, 0, decay]], dtype=float)
         q = self.p.accel_sigma ** 2
         g = np.array([[0.5 * dt * dt, 0], [0, 0.5 * dt * dt], [dt, 0], [0, dt]])
         self.x = f @ self.x

@@ -76,7 +76,8 @@ class LocalizationStage:
                       lost_sigma=float(p["lost_sigma"]))
         if pf.particles < 10:
             raise ValueError(f"particles must be at least 10, got {pf.particles}")
-        model = WorldModel(pf_params=pf, ball_params=BallParams(accel_sigma=float(p["ball_accel_sigma"])),
+        model = WorldModel(pf_params=pf, ball_params=BallParams(accel_sigma=float(p["ball_accel_sigma"]),
+                                                                    friction=float(p["ball_friction"])),
                            valid_for=float(p["valid_for"]), fall_sigma=tuple(float(v) for v in p["fall_sigma"]),
                            getup_sigma=tuple(float(v) for v in p["getup_sigma"]),
                            blind_sigma=tuple(float(v) for v in p["blind_sigma"]), seed=seed)

@@ -155,6 +155,38 @@ def test_decision_roles_beam_and_say():
     assert out[2].walk is not None and out[2].walk.x > 0
 
 
+def test_a_player_that_lost_the_ball_uses_the_ball_a_teammate_sees():
+    """§6: with our ball estimate stale (its prediction had drifted 5 m in a game), the ball a trusted, upright
+    teammate heard within HEARD_BALL_AGE says it sees is the one we play; an untrusted, fallen or blind teammate's is
+    not, nor one older than HEARD_BALL_AGE."""
+    from villa_strategy import comm
+    params = D.StrategyParams(team_size=2)
+    me = D.TeamPlayer(1, params)
+    codec = comm.Codec(params.team_key)
+    t = 2 * comm.CYCLE              # unum 2's say slot of a team of two: its messages are heard as unum 2's
+    assert comm.speaker(t, 2) == 2
+    lost = D.WorldView(pose=(-2.0, 0.0, 0.0), ball=(-2.0, -5.0), ball_valid=False, teammates={2: (-1.0, 1.0)})
+
+    def heard(**kw):
+        me.heard.clear()
+        fields = dict(time=t, side_left=True, fallen=False, ball=(-2.2, 1.1), position=(-1.0, 1.0),
+                      sees_ball=True, trusted=True)
+        fields.update(kw)
+        assert me.hear(codec.encode(comm.TeamMessage(**fields)), t + 0.02, True) is not None
+
+    heard()
+    assert me.shared_ball(lost, t + 0.5) == pytest.approx([-2.2, 1.1], abs=0.05)
+    d = me.decide(lost, D.PLAY_ON, t + 0.5, True)
+    assert d.target[1] > 0.5                                       # goes to the heard ball, not the drifted one
+    assert me.shared_ball(lost, t + D.HEARD_BALL_AGE + 0.1) == pytest.approx([-2.0, -5.0])   # too old
+    for kw in ({"trusted": False}, {"fallen": True}, {"sees_ball": False}):
+        heard(**kw)
+        assert me.shared_ball(lost, t + 0.5) == pytest.approx([-2.0, -5.0])
+    heard()
+    seen = D.WorldView(pose=(-2.0, 0.0, 0.0), ball=(-1.5, 0.5), ball_valid=True)
+    assert me.shared_ball(seen, t + 0.5) == pytest.approx([-1.5, 0.5])           # our own valid ball first
+
+
 def test_variants_allball_and_static():
     a = D.TeamPlayer(3, D.StrategyParams(team_size=3, variant="allball"))
     d = a.decide(_view((-6.0, -3.0, 0.0), (0.0, 0.0), {1: (-14, 0), 2: (-1, 0)}), D.PLAY_ON, 1.0, True)

@@ -27,6 +27,7 @@ BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpark's beam noise is +-5 cm)
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
+HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used when ours is not valid (§6)
 
 
 @dataclass
@@ -167,8 +168,22 @@ class TeamPlayer:
         return out
 
     # --- the cycle -------------------------------------------------------------------------------------
+    def shared_ball(self, w: WorldView, now: float) -> np.ndarray:
+        """§6: our ball estimate while it is valid; otherwise the ball a teammate heard within HEARD_BALL_AGE s
+        says it sees (trusted: localized, and not fallen), the nearest such teammate's; otherwise our (stale)
+        estimate. An unseen ball's prediction drifts and a lost robot places the ball wrongly: a teammate that sees
+        it knows better."""
+        if w.ball_valid:
+            return np.array(w.ball, dtype=float)
+        fresh = [m for m in self.heard.values()
+                 if now - m.time <= HEARD_BALL_AGE and m.sees_ball and m.trusted and not m.fallen]
+        if not fresh:
+            return np.array(w.ball, dtype=float)
+        m = min(fresh, key=lambda m: math.dist(m.position, m.ball))
+        return np.array(m.ball, dtype=float)
+
     def decide(self, w: WorldView, play_mode: int, game_time: float, side_left: bool) -> Decision:
-        ball = np.array(w.ball, dtype=float)
+        ball = self.shared_ball(w, game_time)
         me = np.array(w.pose[:2])
         theta = w.pose[2]
         if play_mode in BEAM_MODES:

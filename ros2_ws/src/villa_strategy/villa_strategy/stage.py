@@ -23,6 +23,7 @@ from villa_strategy.formation import roles_for, variant_formation
 
 UPRIGHT = A.UPRIGHT
 BEAM_MISSED = 1.0           # m between our estimate and the beam spot that means a beam did not take effect
+SEES_BALL_FOR = 0.5         # s since the ball was last seen that still counts as seeing it (§6's "sees ball" bit)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,9 @@ class StrategyStage:
         return WorldView(pose=w.pose, ball=ball, ball_velocity=w.ball_velocity, ball_valid=w.ball_valid,
                          localized=w.localized, fallen=self.fallen,
                          teammates={t.unum: t.position for t in w.teammates if t.valid and t.unum},
-                         opponents=[t.position for t in w.opponents if t.valid], sees_ball=w.ball_valid)
+                         opponents=[t.position for t in w.opponents if t.valid],
+                         sees_ball=w.ball_valid and w.ball_last_seen is not None
+                         and w.t - w.ball_last_seen <= SEES_BALL_FOR)
 
     # --- one decision per cycle -----------------------------------------------------------------------------
     def decide(self, t: float, play_mode: int, game_time: float, side_left: bool) -> Commands:
