@@ -94,6 +94,21 @@ def test_approach_goes_around_the_ball_when_in_front():
     assert t == pytest.approx([-0.25, 0.0])
 
 
+def test_dribble_walks_straight_up_behind_the_ball_and_around_it_only_when_it_is_in_the_way():
+    # issue 19: 0.47 m behind the ball on its line to the goal, the ball counted as an obstacle (0.5 m) and the
+    # player sidestepped there instead of closing in to walk through it
+    target, walk = B.dribble((-0.47, 0.03), 0.0, (0.0, 0.0))
+    assert target == pytest.approx([-0.25, 0.0], abs=0.03)
+    assert walk.x > 0.3 and abs(walk.y) < 0.3 * walk.x
+    # beside the ball, the straight way to the point behind it touches the ball: go around (§12.6)
+    me = np.array([-0.1, 0.3])
+    target, walk = B.dribble(me, -math.pi / 2, (0.0, 0.0))        # facing the ball's side, not yet lined up
+    assert target == pytest.approx([-0.25, 0.0], abs=1e-6)
+    step = np.array([-walk.y, walk.x])                  # the walk's direction in the field frame (theta = -90 deg)
+    straight = (target - me) / np.linalg.norm(target - me)
+    assert float(step @ straight) / np.linalg.norm(step) < 0.95     # not straight at (-0.25, 0) across the ball
+
+
 def test_pursuit_angle_only_while_the_opponent_is_nearer_the_ball():
     # §12.4: an opponent at the ball dribbling toward our goal: wait 0.6 m back along its path
     t = B.approach_target((-2.0, 0.5), (0.0, 0.0), 0.0, opponent=(0.2, 0.0))

@@ -327,8 +327,11 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
         target = ball + 0.5 * np.array([math.cos(direction), math.sin(direction)])  # walk through the ball
         return target, go_to(me, theta, target, face=direction, body=body, near_ball=True)
     near = dist < positioning_distance
-    # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6)
-    move = avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if near else None
+    # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6), while the way to the target
+    # passes it; a target short of the ball (behind it, on our side) is walked to straight: avoiding the ball there
+    # sidestepped 0.45-0.5 m behind it for the rest of the game (the walk-through starts at 0.45 m)
+    in_way = KK.ball_in_path(me, target, ball, radius=0.35)
+    move = avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if near and in_way else None
     if move is not None and np.linalg.norm(move) > 0:
         target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
     else:
