@@ -48,6 +48,9 @@ class InProcessNao:
         data = self.sim.mj_data
         self._qpos = [data.joint(self.prefix + j.simspark_perceptor) for j in self.joints]
         self._qvel_adr = [self.sim.mj_model.joint(self.prefix + j.simspark_perceptor).dofadr[0] for j in self.joints]
+        # the joint angle sensors the server's perceptions read (MuJoCo computes them before a step's integration)
+        self._sensor_adr = np.array([self.sim.mj_model.sensor(self.prefix + j.simspark_perceptor).adr[0]
+                                     for j in self.joints], dtype=int)
         self.place(x, y, theta)
 
     # --- state ------------------------------------------------------------------------------------------
@@ -94,8 +97,12 @@ class InProcessNao:
         return float(self.sim.sim_time)
 
     def joint_angles(self) -> dict[str, float]:
-        """NAOqi name -> angle (rad, NAOqi sign)."""
-        return {n: float(s * q.qpos[0]) for n, s, q in zip(self.names, self.signs, self._qpos, strict=True)}
+        """NAOqi name -> angle (rad, NAOqi sign) as a player on the server perceives it: the joint sensors (MuJoCo
+        evaluates them before the last substep's integration, 5 ms old) in degrees truncated to 0.01, as
+        rcssservermj sends them. The true angles (qpos) made the walk turn in place at a quarter of the rate it turns
+        at in games on the same server, and hid that difference from the optimizer and the benches (issue 19)."""
+        deg = np.trunc(np.degrees(self.sim.mj_data.sensordata[self._sensor_adr]) * 100.0) / 100.0
+        return dict(zip(self.names, (self.signs * np.radians(deg)).tolist(), strict=True))
 
     def joint_array(self) -> np.ndarray:
         return self.signs * np.array([q.qpos[0] for q in self._qpos])
