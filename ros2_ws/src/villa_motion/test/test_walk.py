@@ -33,7 +33,8 @@ def test_feet_at_mid_step_match_hand_computed_values():
     assert swing[1] == pytest.approx(-(P.y_sep - 0.04))
     # forward: sigmoid(0) = 0.5 -> x_frac = -0.5 - f_s + (1 + 2 f_s) 0.5 = 0; stance 0.5 - t = 0; both + x_offset
     assert swing[0] == pytest.approx(P.x_offset) and stance[0] == pytest.approx(P.x_offset)
-    # groin: 0.5 step_theta (1 - cos(pi 0.5)) = 0.5 step_theta; swing yaw = -0.5 step_theta + groin = 0
+    # turning left (step_theta > 0) with the left foot standing: the right foot swings straight, the left one was
+    # put down straight (this is the first step)
     assert swing[3] == pytest.approx(0.0) and stance[3] == pytest.approx(0.0)
     # at the ends of the step
     f0, _ = w._feet(P, 0.0, -0.5)
@@ -42,7 +43,37 @@ def test_feet_at_mid_step_match_hand_computed_values():
     assert f0["R"][0] == pytest.approx(-0.5 * sx + P.x_offset)         # starts behind ...
     assert f1["R"][0] == pytest.approx(0.5 * sx + P.x_offset)          # ... ends ahead
     assert f0["L"][0] == pytest.approx(0.5 * sx + P.x_offset) and f1["L"][0] == pytest.approx(-0.5 * sx + P.x_offset)
-    assert f1["R"][3] == pytest.approx(0.5 * sth) and f0["R"][3] == pytest.approx(-0.5 * sth)
+    assert f1["R"][3] == pytest.approx(0.0) and f0["R"][3] == pytest.approx(0.0)
+
+
+def test_turning_opens_the_foot_on_the_side_of_the_turn_only():
+    """Outward foot yaw only (the hip yaw-pitch stops at +1 degree): turning left, the left foot swings open to
+    2 step_theta (groin: 0.5 (1 - cos(pi 0.5)) = half of it mid-step) and the torso turns over it back to straight while
+    it stands; turning right, the right foot does the same with negative yaw."""
+    for sth in (0.2, -0.2):
+        opening, other = ("L", "R") if sth > 0 else ("R", "L")
+        w = _engine(step=(0.0, 0.0, sth), left=other == "L")          # the opening foot swings
+        f_mid, _ = w._feet(P, 0.5, 0.0)
+        f_end, _ = w._feet(P, 1.0, 0.5)
+        assert f_mid[opening][3] == pytest.approx(sth) and f_end[opening][3] == pytest.approx(2 * sth)
+        assert f_mid[other][3] == pytest.approx(0.0) and f_end[other][3] == pytest.approx(0.0)
+        w._new_step(P)                                                   # the opening foot stands
+        w.step[:] = (0.0, 0.0, sth)
+        f0, _ = w._feet(P, 0.0, w.phi_start)
+        f_mid, _ = w._feet(P, 0.5, 0.0)
+        f1, _ = w._feet(P, 1.0, w.phi_end)
+        assert f0[opening][3] == pytest.approx(2 * sth) and f_mid[opening][3] == pytest.approx(sth)
+        assert f1[opening][3] == pytest.approx(0.0) and f1[other][3] == pytest.approx(0.0)
+
+
+def test_turning_in_place_stays_within_the_legs_reach():
+    """Every cycle of turning in place either way has its leg IK in reach (the inward foot yaw of the old scheme
+    needed the hip yaw-pitch past its +1 degree stop on every other step)."""
+    for theta in (1.0, -1.0, 0.5):
+        w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "positioning")
+        w.command_normalized(0.0, 0.0, theta, "positioning")
+        outs = [w.update(0.02) for _ in range(150)]
+        assert all(o.reachable for o in outs), theta
 
 
 def test_feet_are_continuous_across_the_stance_switch():

@@ -154,6 +154,7 @@ class WalkEngine:
         self._expected: deque[np.ndarray] = deque(maxlen=self.com_delay_cycles + 1)
         self.com_error = 0.0
         self._prev_stance: tuple[float, float, float] | None = None
+        self._placed_yaw = 0.0                   # yaw (rad, rel. torso) the stance foot was put down with
         self._last_joints: dict[str, float] | None = None
         self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
 
@@ -202,6 +203,7 @@ class WalkEngine:
         self.step[:] = 0.0
         self._jog_left = 0.0
         self._prev_stance = None
+        self._placed_yaw = 0.0
 
     @property
     def standing(self) -> bool:
@@ -237,6 +239,7 @@ class WalkEngine:
         self.phi_start = max(-0.75, min(-0.25, self.phi_start))   # keep step durations sane
         self.phi_end = -self.phi_start
         self.phi = self.phi_start
+        self._placed_yaw = self._turn_yaw(self.step[2], swing_left=not self.left_stance)   # the old swing foot's
         self.left_stance = not self.left_stance
         maxes = np.array([p.max_step_x, p.max_step_y, p.max_step_theta])
         desired = np.clip(self.desired, -maxes, maxes)
@@ -268,6 +271,7 @@ class WalkEngine:
                 self.walking = False
                 self.step[:] = 0.0
                 self._prev_stance = None
+                self._placed_yaw = 0.0
                 out = self._stand(p)
                 self._remember(out.joints)
                 return out
@@ -318,12 +322,23 @@ class WalkEngine:
         side = 1.0 if self.left_stance else -1.0     # +y is the stance foot's side
         stance_y = side * y_stance - sy * (t - 0.5)   # the torso moves over the stance foot sideways
         swing_y = -side * y_swing + sy * (y_frac - 0.5)
-        stance_yaw = 0.5 * sth * (1 - 2 * t)          # the torso turns over the planted stance foot
-        swing_yaw = -0.5 * sth + groin
+        # turning with outward foot yaw only: the hip yaw-pitch joint stops at +1 degree (SimSpark's Nao, and our
+        # IK's limits), so a foot cannot turn inward. The foot on the side of the turn opens by 2 x the step's turn
+        # while it swings and the torso turns over it back to 0 while it stands; the other foot stays straight.
+        # (Half of each foot's turn inward, as before, was out of reach: the turn came out at a quarter of what was
+        # asked or, from some states, not at all, seen in games.)
+        stance_yaw = self._placed_yaw * (1.0 - t)     # the torso turns over the planted stance foot
+        swing_yaw = self._turn_yaw(sth, swing_left=not self.left_stance) * (groin / sth if abs(sth) > 1e-9 else 0.0)
         stance = (x_stance + dx, stance_y, z_stance, stance_yaw)
         swing = (x_swing + dx, swing_y, z_swing, swing_yaw)
         feet = {"L": stance, "R": swing} if self.left_stance else {"L": swing, "R": stance}
         return feet, (stance[0], stance[1], stance[3])
+
+    @staticmethod
+    def _turn_yaw(sth: float, swing_left: bool) -> float:
+        """The yaw a swing foot is put down with for a step turning sth: 2 sth outward by the foot on the side of the
+        turn (left for sth > 0), 0 by the other."""
+        return 2.0 * sth if (sth > 0) == swing_left and sth != 0 else 0.0
 
     def _ik(self, feet, p: WalkParams) -> tuple[dict[str, float], bool]:
         joints: dict[str, float] = {}
