@@ -66,6 +66,17 @@ def test_turning_opens_the_foot_on_the_side_of_the_turn_only():
         assert f1[opening][3] == pytest.approx(0.0) and f1[other][3] == pytest.approx(0.0)
 
 
+def test_the_physical_naos_walk_turns_both_feet_alike():
+    """On a physical Nao (one motor for both hip yaw-pitch joints) each foot turns half the step, one out, one in."""
+    w = _engine(step=(0.0, 0.0, 0.2))
+    w.outward_turn = False
+    f1, _ = w._feet(P, 1.0, 0.5)
+    assert f1["R"][3] == pytest.approx(0.1) and f1["L"][3] == pytest.approx(-0.1)
+    from villa_motion import arbiter as A
+    assert not A.MotionConfig.from_params(A.motion_parameters({"simulator": "naoqi"})).outward_turn
+    assert A.MotionConfig.from_params(A.motion_parameters({"simulator": "simspark"})).outward_turn
+
+
 def test_turning_in_place_stays_within_the_legs_reach():
     """Every cycle of turning in place either way has its leg IK in reach (the inward foot yaw of the old scheme
     needed the hip yaw-pitch past its +1 degree stop on every other step)."""

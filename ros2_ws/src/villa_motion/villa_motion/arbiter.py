@@ -174,6 +174,7 @@ class MotionConfig:
     auto_getup: bool = True
     getup_settle: float = 0.6     # s a get-up's last pose is held for the fall state to say upright (_skill_ended)
     getup_stand: float = 0.5      # s the walk stands after a get-up before it follows walk commands (walk_request)
+    outward_turn: bool = True     # the walk turns with outward foot yaw only (simulators); not on a physical Nao
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any]) -> MotionConfig:
@@ -193,7 +194,8 @@ class MotionConfig:
                    kicks=KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
                                           str(p["kick_params"]) or None, simulator),
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]),
-                   getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"))
+                   getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"),
+                   outward_turn=simulator != "naoqi")
 
 
 def _nonnegative(p: Mapping[str, Any], name: str) -> float:
@@ -219,7 +221,7 @@ class MotionArbiter:
         self.config = config
         self.log = log or _default_log
         self.robot_type = config.robot_type
-        self.walk = WalkEngine(config.walk_sets, config.walk_set, config.robot_type)
+        self.walk = WalkEngine(config.walk_sets, config.walk_set, config.robot_type, outward_turn=config.outward_turn)
         self.skills, self.kicks = config.skills, config.kicks
         missing = {"stand", *GETUP_SKILLS.values()} - set(self.skills)
         if missing:

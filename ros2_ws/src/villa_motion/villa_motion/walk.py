@@ -131,7 +131,8 @@ class WalkEngine:
     RIGHT = ("RHipYawPitch", "RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll")
 
     def __init__(self, parameter_sets: dict[str, WalkParams], initial: str | None = None, robot_type: int = 0,
-                 blend_time: float = 0.5, com_delay: float = 0.08, jog_time: float = 0.5) -> None:
+                 blend_time: float = 0.5, com_delay: float = 0.08, jog_time: float = 0.5,
+                 outward_turn: bool = True) -> None:
         if not parameter_sets:
             raise ValueError("the walk needs at least one parameter set")
         self.sets = {k: v.validate() for k, v in parameter_sets.items()}
@@ -155,6 +156,9 @@ class WalkEngine:
         self.com_error = 0.0
         self._prev_stance: tuple[float, float, float] | None = None
         self._placed_yaw = 0.0                   # yaw (rad, rel. torso) the stance foot was put down with
+        # outward foot yaw only (simulated Naos: each hip yaw-pitch stops at +1 degree); False: both feet turn by half
+        # the step each way, which keeps both hip yaw-pitch angles equal (the physical Nao's one motor drives both)
+        self.outward_turn = outward_turn
         self._last_joints: dict[str, float] | None = None
         self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
 
@@ -239,7 +243,8 @@ class WalkEngine:
         self.phi_start = max(-0.75, min(-0.25, self.phi_start))   # keep step durations sane
         self.phi_end = -self.phi_start
         self.phi = self.phi_start
-        self._placed_yaw = self._turn_yaw(self.step[2], swing_left=not self.left_stance)   # the old swing foot's
+        if self.outward_turn:                             # the old swing foot stands at the yaw it was put down
+            self._placed_yaw = self._turn_yaw(self.step[2], swing_left=not self.left_stance)
         self.left_stance = not self.left_stance
         maxes = np.array([p.max_step_x, p.max_step_y, p.max_step_theta])
         desired = np.clip(self.desired, -maxes, maxes)
@@ -327,8 +332,13 @@ class WalkEngine:
         # while it swings and the torso turns over it back to 0 while it stands; the other foot stays straight.
         # (Half of each foot's turn inward, as before, was out of reach: the turn came out at a quarter of what was
         # asked or, from some states, not at all, seen in games.)
-        stance_yaw = self._placed_yaw * (1.0 - t)     # the torso turns over the planted stance foot
-        swing_yaw = self._turn_yaw(sth, swing_left=not self.left_stance) * (groin / sth if abs(sth) > 1e-9 else 0.0)
+        if self.outward_turn:
+            stance_yaw = self._placed_yaw * (1.0 - t)     # the torso turns over the planted stance foot
+            swing_yaw = self._turn_yaw(sth, swing_left=not self.left_stance) * (groin / sth if abs(sth) > 1e-9
+                                                                                 else 0.0)
+        else:
+            stance_yaw = 0.5 * sth * (1 - 2 * t)
+            swing_yaw = -0.5 * sth + groin
         stance = (x_stance + dx, stance_y, z_stance, stance_yaw)
         swing = (x_swing + dx, swing_y, z_swing, swing_yaw)
         feet = {"L": stance, "R": swing} if self.left_stance else {"L": swing, "R": stance}
