@@ -212,7 +212,7 @@ def test_ball_filter_predicts_constant_velocity_within_covariance():
 
 def test_ball_filter_rolling_friction_stops_an_unseen_ball_where_the_ball_stops():
     # a ball rolling with SimSpark's decay (v(t) = v0 exp(-k t)) is tracked; unseen afterwards, the prediction stops
-    # near where the ball does instead of running on at its last speed (friction 0 ran 5 m off in 6 s in a game, issue 19)
+    # near where the ball does instead of running on at its last speed (friction 0: 5 m off in 6 s in a game, issue 19)
     k, v0 = 0.9, np.array([2.0, 1.0])
     kf = BallFilter(BallParams(friction=k))
     r = np.diag([0.03 ** 2, 0.03 ** 2])
