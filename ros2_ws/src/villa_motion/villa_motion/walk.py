@@ -317,13 +317,13 @@ class WalkEngine:
             x_frac = 0.5 + 2 * p.f_s + f_m - t
         x_stance, x_swing = sx * (0.5 - t), sx * x_frac
         dx = p.x_offset - sx * p.x_factor
-        # groin rotation for turning
+        # groin rotation for turning: the share of the swing foot's turn done so far
         if t < p.f_s:
             groin = 0.0
         elif t < p.f_s + f_m:
-            groin = 0.5 * sth * (1 - math.cos(math.pi * (t - p.f_s) / f_m))
+            groin = 0.5 * (1 - math.cos(math.pi * (t - p.f_s) / f_m))
         else:
-            groin = sth
+            groin = 1.0
         side = 1.0 if self.left_stance else -1.0     # +y is the stance foot's side
         stance_y = side * y_stance - sy * (t - 0.5)   # the torso moves over the stance foot sideways
         swing_y = -side * y_swing + sy * (y_frac - 0.5)
@@ -334,11 +334,10 @@ class WalkEngine:
         # asked or, from some states, not at all, seen in games.)
         if self.outward_turn:
             stance_yaw = self._placed_yaw * (1.0 - t)     # the torso turns over the planted stance foot
-            swing_yaw = self._turn_yaw(sth, swing_left=not self.left_stance) * (groin / sth if abs(sth) > 1e-9
-                                                                                 else 0.0)
+            swing_yaw = self._turn_yaw(sth, swing_left=not self.left_stance) * groin
         else:
             stance_yaw = 0.5 * sth * (1 - 2 * t)
-            swing_yaw = -0.5 * sth + groin
+            swing_yaw = sth * (groin - 0.5)
         stance = (x_stance + dx, stance_y, z_stance, stance_yaw)
         swing = (x_swing + dx, swing_y, z_swing, swing_yaw)
         feet = {"L": stance, "R": swing} if self.left_stance else {"L": swing, "R": stance}
@@ -348,7 +347,7 @@ class WalkEngine:
     def _turn_yaw(sth: float, swing_left: bool) -> float:
         """The yaw a swing foot is put down with for a step turning sth: 2 sth outward by the foot on the side of the
         turn (left for sth > 0), 0 by the other."""
-        return 2.0 * sth if (sth > 0) == swing_left and sth != 0 else 0.0
+        return 2.0 * sth if (sth > 0) == swing_left else 0.0
 
     def _ik(self, feet, p: WalkParams) -> tuple[dict[str, float], bool]:
         joints: dict[str, float] = {}

@@ -20,6 +20,7 @@ from villa_bridge.joint_io import HeldTargets, JointTarget
 from villa_nao import body
 from villa_nao import field as F
 from villa_nao.joints import joints_for_type
+from villa_sim.sensing import joint_degrees
 from villa_sim.simulation import VillaSoccerSimulation
 
 
@@ -101,7 +102,7 @@ class InProcessNao:
         evaluates them before the last substep's integration, 5 ms old) in degrees truncated to 0.01, as
         rcssservermj sends them. The true angles (qpos) made the walk turn in place at a quarter of the rate it turns
         at in games on the same server, and hid that difference from the optimizer and the benches (issue 19)."""
-        deg = np.trunc(np.degrees(self.sim.mj_data.sensordata[self._sensor_adr]) * 100.0) / 100.0
+        deg = joint_degrees(self.sim.mj_data.sensordata, self._sensor_adr)
         return dict(zip(self.names, (self.signs * np.radians(deg)).tolist(), strict=True))
 
     def joint_array(self) -> np.ndarray:

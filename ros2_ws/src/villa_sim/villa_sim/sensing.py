@@ -43,6 +43,12 @@ def _trunc2_vec(vec):
     return np.trunc(vec * 100) / 100.0
 
 
+def joint_degrees(sensordata: np.ndarray, adrs: np.ndarray) -> np.ndarray:
+    """The joint angles (or velocities) at sensordata addresses `adrs` as rcssservermj sends them: degrees truncated
+    to 0.01."""
+    return _trunc2_vec(np.degrees(sensordata[adrs]))
+
+
 def _trunc3_vec(vec):
     return np.trunc(vec * 1000) / 1000.0
 
@@ -130,8 +136,8 @@ class Sensing:
                     out.append(PositionPerception(name, px, py, pz))
             if plan.joint_names:
                 out.append(JointStatePerception(list(plan.joint_names),
-                                                _trunc2_vec(np.degrees(sensordata[plan.joint_pos])),
-                                                _trunc2_vec(np.degrees(sensordata[plan.joint_vel]))))
+                                                joint_degrees(sensordata, plan.joint_pos),
+                                                joint_degrees(sensordata, plan.joint_vel)))
             heard = _microphone(sim, agent)
             if heard is not None:
                 out.append(heard)

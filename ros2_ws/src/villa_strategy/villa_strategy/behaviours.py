@@ -330,8 +330,8 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
     # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6), while the way to the target
     # passes it; a target short of the ball (behind it, on our side) is walked to straight: avoiding the ball there
     # sidestepped 0.45-0.5 m behind it for the rest of the game (the walk-through starts at 0.45 m)
-    in_way = KK.ball_in_path(me, target, ball, radius=0.35)
-    move = avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if near and in_way else None
+    in_way = near and KK.ball_in_path(me, target, ball, radius=0.35)
+    move = avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if in_way else None
     if move is not None and np.linalg.norm(move) > 0:
         target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
     else:
