@@ -98,6 +98,8 @@ def test_dribble_walks_straight_up_behind_the_ball_and_around_it_only_when_it_is
     # issue 19: 0.47 m behind the ball on its line to the goal, the ball counted as an obstacle (0.5 m) and the
     # player sidestepped there instead of closing in to walk through it
     target, walk = B.dribble((-0.47, 0.03), 0.0, (0.0, 0.0))
+    assert walk.x > 0.3 and abs(walk.y) < 0.3 * walk.x
+    target, walk = B.dribble((-0.7, 0.03), 0.0, (0.0, 0.0))
     assert target == pytest.approx([-0.25, 0.0], abs=0.03)
     assert walk.x > 0.3 and abs(walk.y) < 0.3 * walk.x
     # beside the ball, the straight way to the point behind it touches the ball: go around (§12.6)
@@ -107,6 +109,27 @@ def test_dribble_walks_straight_up_behind_the_ball_and_around_it_only_when_it_is
     step = np.array([-walk.y, walk.x])                  # the walk's direction in the field frame (theta = -90 deg)
     straight = (target - me) / np.linalg.norm(target - me)
     assert float(step @ straight) / np.linalg.norm(step) < 0.95     # not straight at (-0.25, 0) across the ball
+
+
+def test_dribble_pushes_the_ball_steering_it_onto_the_torsos_centre_line():
+    # the ball 0.3 m ahead, on the centre line: straight on at full speed
+    _, walk = B.dribble((-0.3, 0.0), 0.0, (0.0, 0.0))
+    assert walk.x == pytest.approx(1.0) and abs(walk.y) < 0.05 and abs(walk.theta) < 0.05
+    # 0.15 m to the right: sidestep right before walking on (forward would push it past the right foot)
+    _, walk = B.dribble((-0.3, 0.15), 0.0, (0.0, 0.0))
+    assert walk.y < -0.9 and walk.x < 0.5
+    # heading 30 deg off the way to the goal: push on and turn toward it
+    _, walk = B.dribble((-0.3 * math.cos(0.5), 0.3 * math.sin(0.5)), -0.5, (0.0, 0.0))
+    assert walk.x > 0.5 and walk.theta > 0.5
+
+
+def test_dribble_faces_the_way_to_move_the_ball_while_the_ball_is_beside_or_behind():
+    # the player walked past the ball: circle back facing the goal, not turning round to face the ball
+    _, walk = B.dribble((0.2, 0.25), 0.0, (0.0, 0.0))
+    assert abs(walk.theta) < 0.2
+    # the ball ahead but to the side: face it (§12.3)
+    _, walk = B.dribble((-0.6, 0.4), 0.0, (0.0, 0.0))
+    assert walk.theta < -0.5
 
 
 def test_pursuit_angle_only_while_the_opponent_is_nearer_the_ball():

@@ -140,6 +140,21 @@ def walk_set(bearing: float, distance: float, near_ball: bool = False) -> str:
     return "sprint" if abs(bearing) < math.radians(15) and distance > 1.0 else "goToTarget"
 
 
+TURN_RANGE = 0.6                   # rad: near the ball the turn reaches full speed at this heading error
+LEAST_TURN = 0.6                   # normalized: the slowest turn asked near the ball outside TURN_DEADBAND
+TURN_DEADBAND = 0.1                # rad
+
+
+def near_ball_turn(err: float, turn_range: float = TURN_RANGE) -> float:
+    """Normalized turn for a heading error `err` (rad) near the ball: full speed from `turn_range` rad on, at least
+    LEAST_TURN outside TURN_DEADBAND. The seed's degrees / 180 (§10.4.1) turns far too slowly there, and slower turns
+    than 0.6 barely turn a Nao in place on villa sim (turn 0.3 for 5 s: 0-10 deg there, 61 deg on SimSpark; 0.6:
+    60-75 deg, 122 deg; `bench/walk_turn.py`): a player 60 deg off stood at the ball for 15 s."""
+    if abs(err) < TURN_DEADBAND:
+        return err / turn_range
+    return math.copysign(max(LEAST_TURN, min(1.0, abs(err) / turn_range)), err)
+
+
 def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), body: Body | None = None,
           arrive: float = 0.1, near_ball: bool = False) -> WalkOrder:
     """Move and turn toward a target at once (§10.2); within 0.5 m face `face` (the ball) instead (§12.3); the
@@ -157,7 +172,7 @@ def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(
     x, y = normalized_walk(rel, *body.speed(pset)) if dist >= arrive else (0.0, 0.0)
     scale = min(1.0, dist / 0.5) if dist < 0.5 else 1.0   # slow down on arrival
     want = heading if dist > 0.5 or face is None else face
-    theta = turn_input(wrap(want - me_theta))
+    theta = (near_ball_turn if near_ball else turn_input)(wrap(want - me_theta))
     return WalkOrder(x * scale, y * scale, theta, pset)
 
 
@@ -257,7 +272,7 @@ def kick_approach(kick, me, theta: float, ball, direction: float, body: Body | N
         target = side_waypoint(me, ball, target, 0.35)
     walk = go_to(me, theta, target, face=heading, body=body, arrive=0.01, near_ball=True)
     if float(np.linalg.norm(target - me)) < 0.5:
-        walk = WalkOrder(walk.x, walk.y, max(-1.0, min(1.0, err / turn_range)), walk.parameter_set)
+        walk = WalkOrder(walk.x, walk.y, near_ball_turn(err, turn_range), walk.parameter_set)
     return stand_at, walk
 
 
@@ -307,12 +322,29 @@ class KickBehaviour:
         return KickStep(kick, stand_at, None, f"kick_{kick.name}", {"ball_x": float(rel[0]), "ball_y": float(rel[1])})
 
 
+PUSH_REACH = 0.5            # m: the ball within this far ahead of the torso is pushed (walked through, §12.6)
+PUSH_CONE = math.radians(50)   # the heading may be this far off the way the ball should go while pushing it
+PUSH_WIDTH = 0.06           # m: the ball this far to either side of the torso's centre line still meets the feet
+
+
+def push_ball(rel, err: float) -> WalkOrder:
+    """§12.6 walking through the ball, steered in the robot frame: sidestep to keep the ball (`rel`, robot frame, m)
+    on the torso's centre line, walk forward the faster the better it is centred, turn toward the way the ball should
+    go (`err`, rad). Steering toward a field-frame point beyond the ball walked past it: forward outran the sidestep
+    and the ball slid by a foot (driveBallToGoal, villa sim)."""
+    lateral = float(rel[1])
+    y = max(-1.0, min(1.0, lateral / (2 * PUSH_WIDTH)))
+    x = 1.0 if abs(lateral) < PUSH_WIDTH else max(0.0, 1.0 - (abs(lateral) - PUSH_WIDTH) / (2 * PUSH_WIDTH))
+    return WalkOrder(x, y, max(-1.0, min(1.0, err / TURN_RANGE)), NEAR_BALL_SET)
+
+
 def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | None = None,
             positioning_distance: float = 0.8) -> tuple[np.ndarray, WalkOrder]:
     """§12.4-12.6 on the ball without kicking (team-relative field frame): approach behind the ball toward the
-    opponent goal (or keep moving it the way we face, §12.5); walk through it when lined up (§12.6); near it, circle
-    it as an obstacle. (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal
-    task both run this."""
+    opponent goal (or keep moving it the way we face, §12.5); push it when it is just ahead and we face about the
+    right way (§12.6, push_ball); near it, circle it as an obstacle, facing the ball while it is on the way we want
+    to move it and that way otherwise (turning to face a ball beside or behind us would only have to be undone).
+    (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal task both run this."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
     agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
@@ -320,23 +352,28 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
     direction = goal_dir
     if dist < 0.6 and should_move_ball_in_current_direction(agent_dir, goal_dir, ball, opponents):
         direction = agent_dir
+    u = np.array([math.cos(direction), math.sin(direction)])
+    rel = F.to_local(ball, me, theta)
+    err = wrap(direction - theta)
+    if 0.0 < rel[0] < PUSH_REACH and abs(rel[1]) < 0.6 * rel[0] + PUSH_WIDTH + 0.02 and abs(err) < PUSH_CONE \
+            and float((ball - me) @ u) > 0.0:
+        return ball + 0.5 * u, push_ball(rel, err)
     opp_near = min(opponents, key=lambda o: np.linalg.norm(np.array(o) - ball)) if len(opponents) else None
     target = approach_target(me, ball, direction, opponent=opp_near)
-    behind = np.linalg.norm(target - (ball - 0.25 * np.array([math.cos(direction), math.sin(direction)]))) < 1e-6
-    if behind and dist < 0.45 and abs(wrap(direction - theta)) < math.radians(25):
-        target = ball + 0.5 * np.array([math.cos(direction), math.sin(direction)])  # walk through the ball
-        return target, go_to(me, theta, target, face=direction, body=body, near_ball=True)
     near = dist < positioning_distance
     # circling the ball: the ball is an obstacle with 0.5 m / 0.35 m thresholds (§12.6), while the way to the target
     # passes it; a target short of the ball (behind it, on our side) is walked to straight: avoiding the ball there
-    # sidestepped 0.45-0.5 m behind it for the rest of the game (the walk-through starts at 0.45 m)
+    # sidestepped 0.45-0.5 m behind it for the rest of the game
     in_way = near and KK.ball_in_path(me, target, ball, radius=0.35)
     move = avoid_collisions(me, target, [ball], proximity=0.5, collision=0.35) if in_way else None
     if move is not None and np.linalg.norm(move) > 0:
         target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
     else:
         target_step = target
-    walk = go_to(me, theta, target_step, face=agent_dir if near else None,
+    face = None
+    if near:
+        face = agent_dir if abs(wrap(agent_dir - direction)) < math.radians(60) else direction
+    walk = go_to(me, theta, target_step, face=face,
                  obstacles=[o for o in obstacles if np.linalg.norm(np.asarray(o) - ball) > 0.3], body=body,
                  near_ball=near)
     return target, walk
