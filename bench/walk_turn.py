@@ -14,9 +14,11 @@ starts at the nominal pose, the others within 5 cm and 5 deg of it). Turning in 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 
 import motion_course as MC
+
 from villa_optimize.worlds import make_world
 
 COMMANDS = [(0.0, 0.0, 0.3), (0.0, 0.0, -0.3), (0.0, 0.0, 0.6), (0.0, 0.0, -0.6), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0),
@@ -39,7 +41,7 @@ class Turn(MC.Walk):
 
     def turned(self) -> float:
         """rad, the heading change summed over cycles (more than a full turn counts)."""
-        return sum(math.remainder(b - a, 2 * math.pi) for a, b in zip(self.yaws, self.yaws[1:]))
+        return sum(math.remainder(b - a, 2 * math.pi) for a, b in itertools.pairwise(self.yaws))
 
 
 def measure(world: str, rt: int, seconds: float, runs: int, set_name: str, commands=COMMANDS) -> list[dict]:
