@@ -46,8 +46,6 @@ class InProcessNao:
         self.control = HingeVelocityControl(self.joints)
         self.held = HeldTargets(self.joints)
         self._pending: np.ndarray | None = None    # velocities in flight: they act during the coming step
-        data = self.sim.mj_data
-        self._qpos = [data.joint(self.prefix + j.simspark_perceptor) for j in self.joints]
         self._qvel_adr = [self.sim.mj_model.joint(self.prefix + j.simspark_perceptor).dofadr[0] for j in self.joints]
         # the joint angle sensors the server's perceptions read (MuJoCo computes them before a step's integration)
         self._sensor_adr = np.array([self.sim.mj_model.sensor(self.prefix + j.simspark_perceptor).adr[0]
@@ -104,9 +102,6 @@ class InProcessNao:
         at in games on the same server, and hid that difference from the optimizer and the benches (issue 19)."""
         deg = joint_degrees(self.sim.mj_data.sensordata, self._sensor_adr)
         return dict(zip(self.names, (self.signs * np.radians(deg)).tolist(), strict=True))
-
-    def joint_array(self) -> np.ndarray:
-        return self.signs * np.array([q.qpos[0] for q in self._qpos])
 
     def torso_pose(self) -> tuple[np.ndarray, float, float]:
         """(position (3,), yaw (rad), upright: z of the torso's up axis) in the global field frame."""
