@@ -32,16 +32,18 @@ from villa_optimize.kick_objective import KickEpisode, approach_trials
 from villa_optimize.worlds import InProcessWorld
 
 
-def load_kicks(set_name: str, params: str | None) -> dict[str, KK.KickDef]:
+def load_kicks(set_name: str, params: str | None, robot_type: int = 0) -> dict[str, KK.KickDef]:
     """The kicks with `set_name` of `params` applied, whose sets may inherit from the shipped file's."""
     if not params:
-        return KK.load_kick_set(set_name)
+        return KK.load_kick_set(set_name, robot_type=robot_type)
     shipped = read_yaml(config_path("villa_motion", "kick_params.yaml"), "the kick parameter sets", KK.KickError)
     extra = read_yaml(params, "the kick parameter sets", KK.KickError) or {}
     with tempfile.TemporaryDirectory() as d:
         merged = Path(d) / "kick_params.yaml"
-        merged.write_text(yaml.safe_dump({"sets": {**shipped["sets"], **(extra.get("sets") or {})}}))
-        return KK.load_kick_set(set_name, params_path=merged)
+        merged.write_text(yaml.safe_dump({"sets": {**shipped["sets"], **(extra.get("sets") or {})},
+                                          "robot_types": {**(shipped.get("robot_types") or {}),
+                                                          **(extra.get("robot_types") or {})}}))
+        return KK.load_kick_set(set_name, params_path=merged, robot_type=robot_type)
 
 
 def main() -> None:
@@ -52,7 +54,7 @@ def main() -> None:
     ap.add_argument("--attempts", type=int, default=10)
     ap.add_argument("--robot-type", type=int, default=0)
     a = ap.parse_args()
-    kicks = load_kicks(a.set, a.params)
+    kicks = load_kicks(a.set, a.params, a.robot_type)
     names = a.kicks.split(",") if a.kicks else sorted(k for k in kicks if k.endswith("_L"))
     unknown = [n for n in names if n not in kicks]
     if unknown:

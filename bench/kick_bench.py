@@ -34,7 +34,8 @@ def main() -> None:
     ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
-    kicks = KK.load_kick_set(a.set, params_path=a.params, simulator=SIMULATOR[a.world])
+    kicks = KK.load_kick_set(a.set, params_path=a.params, simulator=SIMULATOR[a.world],
+                              robot_type=a.robot_type)
     stand = KK.StandPose.from_walk(load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))["goToTarget"])
     names = a.kicks.split(",") if a.kicks else sorted(kicks)
     rng = np.random.default_rng(a.seed)

@@ -1,6 +1,7 @@
 """The IK kick engine (villa_motion/kick.py, UT Austin Villa 2011 report §13.1, §11.2.1): kick files, parameters,
 the Hermite curve, the leg IK, reachability, kick choice, and a forward kick in the in-process villa simulation."""
 
+import functools
 import math
 import re
 
@@ -8,7 +9,9 @@ import numpy as np
 import pytest
 
 from villa_motion import kick as KK
+from villa_motion.params import load_parameter_sets
 from villa_nao import kinematics as K
+from villa_nao.params import config_path
 
 NOT_RETUNED = ("issue 16: villa sim now actuates the Nao as SimSpark does; the forward kick tuned on the old PD "
                "model moves the ball about 0.5-1.3 m and is not re-tuned yet (docs/status.md)")
@@ -202,6 +205,47 @@ def test_tuned_kicks_load_and_reach_their_own_ball_position(kicks):
     long = KK.load_kick_set("long")                      # inherits tuned, a faster forward kick
     assert long["forward_L"].duration < kicks["forward_L"].duration and long["side_L"] == kicks["side_L"]
     assert long["forward_L"].waypoints[0].rpy == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("simulator", [None, "simspark"])
+def test_every_robot_type_reaches_every_kick_from_its_own_stand_at_point(simulator):
+    """§13.1.1 with heterogeneous legs: from the offset a robot type approaches (its robot_types values), its IK
+    reaches the curve with the approach's margin from the near-ball stand. Type 0's offsets refused type 1's forward
+    kick (3 v 3 kick-offs never kicked)."""
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"), simulator)
+    stand = KK.StandPose.from_walk(sets["positioning"])          # villa_strategy's near-ball set
+    for robot_type in range(5):
+        for k in KK.load_kick_set("tuned", simulator=simulator, robot_type=robot_type).values():
+            assert KK.reachable(k, k.ball, stand, robot_type, margin=0.01), (robot_type, k.name)
+    own = KK.load_kick_set("tuned", simulator=simulator, robot_type=None)["forward_L"]
+    assert not KK.reachable(own, own.ball, stand, 1 if simulator is None else 3, margin=0.01)
+
+
+def test_robot_type_values_and_their_precedence(tmp_path):
+    kicks = tmp_path / "kick_params.yaml"
+    kicks.write_text("sets:\n  tuned:\n    forward: {duration: 0.3, ball.x: 0.2}\n    side: {ball.x: 0.05}\n"
+                     "robot_types:\n  tuned:\n    1: {forward: {ball.x: 0.25}, side: {ball.x: 0.07}}\n")
+    load = functools.partial(KK.load_kick_set, "tuned", params_path=kicks)
+    assert load()["forward_L"].ball[0] == pytest.approx(0.2)                  # type 0: no values of its own
+    assert load(robot_type=1)["forward_L"].ball[0] == pytest.approx(0.25)
+    assert load(robot_type=1)["forward_R"].ball[0] == pytest.approx(0.25)     # the mirror shares them
+    assert load(robot_type=1)["forward_L"].duration == pytest.approx(0.3)
+    assert load(robot_type=None)["side_L"].ball[0] == pytest.approx(0.05)
+    # an overlay that replaces a kick drops the file's type values for it (found for the file's curve) ...
+    overlay = tmp_path / "kick_params.simspark.yaml"
+    overlay.write_text("sets:\n  tuned:\n    forward: {ball.x: 0.17}\n")
+    ss = load(simulator="simspark", robot_type=1)
+    assert ss["forward_L"].ball[0] == pytest.approx(0.17) and ss["side_L"].ball[0] == pytest.approx(0.07)
+    # ... and its own type values come last
+    overlay.write_text("sets:\n  tuned:\n    forward: {ball.x: 0.17}\nrobot_types:\n  tuned:\n"
+                       "    1: {forward: {ball.x: 0.19}}\n")
+    assert load(simulator="simspark", robot_type=1)["forward_L"].ball[0] == pytest.approx(0.19)
+    for text, words in (("robot_types:\n  tuned:\n    7: {forward: {ball.x: 0.2}}\n", "robot types are 0..4"),
+                        ("robot_types:\n  tuned:\n    1: {forward: {ball.x: far}}\n", "every value must be a number"),
+                        ("robot_types: [1, 2]\n", "expected {set:")):
+        kicks.write_text("sets:\n  tuned:\n    forward: {duration: 0.3}\n" + text)
+        with pytest.raises(KK.KickError, match=words):
+            load(robot_type=1)
 
 
 @pytest.mark.integration

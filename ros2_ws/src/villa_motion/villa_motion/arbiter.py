@@ -192,7 +192,7 @@ class MotionConfig:
                    skills=load_dir(skills_dir),
                    skill_variables=load_skill_variables(skill_params, simulator, robot_type),
                    kicks=KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,
-                                          str(p["kick_params"]) or None, simulator),
+                                          str(p["kick_params"]) or None, simulator, robot_type),
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]),
                    getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"),
                    outward_turn=simulator != "naoqi")

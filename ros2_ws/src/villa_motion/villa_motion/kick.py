@@ -27,7 +27,8 @@ Kick file (one kick per file, '#' comments; every error names file:line)::
 Public API (what the optimizer and the motion node use):
 
 - ``load_kicks(directory) -> dict[str, KickDef]``: every ``*.kick`` file, as ``<name>_L`` / ``<name>_R``;
-  ``load_kick_set(set_name)``: this package's kicks with a named parameter set applied (what node and strategy use).
+  ``load_kick_set(set_name, simulator=, robot_type=)``: this package's kicks with a named parameter set applied,
+  per simulator and robot type (what node and strategy use).
 - ``parameter_vector(kick) -> list[Param]`` (name, value, lo, hi) of one kick definition; ``with_parameters(kick,
   {name: value})`` builds the kick from a parameter dict (unknown names raise); ``load_kick_parameters(path, set)``
   reads a named YAML parameter set ``{kick name: {parameter: value}}`` (``config/kick_params.yaml``, like
@@ -225,22 +226,54 @@ def load_kicks(directory: str | Path) -> dict[str, KickDef]:
 
 
 def load_kick_set(set_name: str = "tuned", kicks_dir: str | Path | None = None,
-                  params_path: str | Path | None = None, simulator: str | None = None) -> dict[str, KickDef]:
+                  params_path: str | Path | None = None, simulator: str | None = None,
+                  robot_type: int | None = 0) -> dict[str, KickDef]:
     """The kicks of ``kicks_dir`` (default: this package's ``kicks/``) with a named parameter set of
     ``params_path`` (default: ``config/kick_params.yaml``) applied; ``set_name`` "" = the files' own numbers. Where
-    `simulator`'s overlay of the file (villa_nao.params.overlay_path) has the set, its kicks' values replace those."""
+    `simulator`'s overlay of the file (villa_nao.params.overlay_path) has the set, its kicks' values replace those.
+    Last, `robot_type`'s values of the set (``robot_types: {set: {type: {kick: {parameter: value}}}}``, the ball
+    offsets where that type's leg IK reaches the curve: bench/kick_reach.py) from the overlay, or from the file for a
+    kick the overlay does not replace (they were found for the file's curve); None: no robot type's values."""
     kicks = load_kicks(kicks_dir or default_kicks_dir())
     if not set_name:
         return kicks
     if params_path is None:
         params_path = config_path("villa_motion", "kick_params.yaml")
     values = load_kick_parameters(params_path, set_name)
+    per_type = _type_values(params_path, set_name, robot_type) if robot_type is not None else {}
     overlay = overlay_path(params_path, simulator)
-    if overlay is not None and set_name in ((read_yaml(overlay, "the kick parameter overlay", KickError) or {})
-                                            .get("sets") or {}):
-        for kick, params in load_kick_parameters(overlay, set_name).items():
-            values.setdefault(kick, {}).update(params)
+    if overlay is not None:
+        if set_name in ((read_yaml(overlay, "the kick parameter overlay", KickError) or {}).get("sets") or {}):
+            for kick, params in load_kick_parameters(overlay, set_name).items():
+                values.setdefault(kick, {}).update(params)
+                per_type.pop(kick, None)
+        if robot_type is not None:
+            per_type.update(_type_values(overlay, set_name, robot_type))
+    for kick, params in per_type.items():
+        values.setdefault(kick, {}).update(params)
     return apply_parameter_set(kicks, values)
+
+
+def _type_values(path: str | Path, set_name: str, robot_type: int) -> dict[str, dict[str, float]]:
+    """A file's ``robot_types: {set: {type: {kick: {parameter: value}}}}`` values for one set and robot type."""
+    data = read_yaml(Path(path), "the kick parameter sets", KickError) or {}
+    section = data.get("robot_types") if isinstance(data, dict) else None
+    if section is None:
+        return {}
+    where = f"{path}: robot_types"
+    if not isinstance(section, dict) or not all(isinstance(v, dict) for v in section.values()):
+        raise KickError(f"{where}: expected {{set: {{robot type: {{kick: {{parameter: value}}}}}}}}")
+    for s, types in section.items():
+        bad = [t for t in types if not (isinstance(t, int) and 0 <= t <= 4)]
+        if bad:
+            raise KickError(f"{where}.{s}: robot types are 0..4, got {bad}")
+    kicks = section.get(set_name, {}).get(int(robot_type)) or {}
+    if not isinstance(kicks, dict) or not all(isinstance(v, dict) for v in kicks.values()):
+        raise KickError(f"{where}.{set_name}.{robot_type}: expected {{kick: {{parameter: value}}}}")
+    try:
+        return {str(k): {str(n): float(x) for n, x in v.items()} for k, v in kicks.items()}
+    except (TypeError, ValueError) as e:
+        raise KickError(f"{where}.{set_name}.{robot_type}: every value must be a number: {e}") from None
 
 
 def default_kicks_dir() -> Path:

@@ -191,7 +191,7 @@ class KickObjective:
 
     def kicks(self):
         try:
-            return KK.load_kick_set(self.base_set)
+            return KK.load_kick_set(self.base_set, robot_type=self.robot_type)
         except KK.KickError as e:
             raise ValueError(str(e)) from None
 
