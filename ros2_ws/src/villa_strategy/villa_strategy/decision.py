@@ -184,10 +184,7 @@ class TeamPlayer:
         return np.array(m.ball, dtype=float)
 
     def decide(self, w: WorldView, play_mode: int, game_time: float, side_left: bool) -> Decision:
-        # at a kick-off the ball lies on the centre spot until it is touched (the play mode then changes): the taker
-        # lines up its kick on that, not on an estimate that vision noise moves by centimetres (its steps to follow
-        # it touched the ball before the kick, which was then a second touch: a free kick to the opponents)
-        ball = np.zeros(2) if play_mode in (KICK_OFF_OWN, KICK_OFF_OPP) else self.shared_ball(w, game_time)
+        ball = self.shared_ball(w, game_time)
         me = np.array(w.pose[:2])
         theta = w.pose[2]
         if play_mode in BEAM_MODES:
@@ -266,20 +263,14 @@ class TeamPlayer:
 
     def _kickoff_beam(self, spot: tuple[float, float]) -> tuple[float, float, float]:
         """§11.2.1: the kick-off taker is beamed where the kick-off kick (its direction drawn now and kept for the
-        kick) reaches the ball without a step: up to KICKOFF_SETBACK m back from its stand-at point, as far as the
-        body's IK still reaches the kick with the approach's margin from there (5 cm put type 0's forward kick out of
-        reach: the taker stepped up first). SimSpark adds up to 5 cm of noise to a beam, and a robot beamed against
-        the ball touches it first; a step up to the ball did that on SimSpark, so the kick was the taker's second
-        touch and the opponents got a free kick."""
+        kick) reaches the ball without a step, KICKOFF_SETBACK m back from its stand-at point: SimSpark adds up to
+        5 cm of noise to a beam, and a robot beamed against the ball touches it first. A step up to the ball from the
+        old spot did that on SimSpark, so the kick was the taker's second touch and the opponents got a free kick."""
         direction, pool = self._kickoff_kick()
         if not pool:
             return spot[0], spot[1], 0.0
-        kick, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
-        stand = self.body.stand(B.NEAR_BALL_SET)
-        setback = next((s for s in np.arange(KICKOFF_SETBACK, -1e-9, -0.01)
-                        if KK.reachable(kick, (kick.ball[0] + s, kick.ball[1]), stand, self.body.robot_type,
-                                        margin=self.kicker.reach_margin)), 0.0)
-        x, y = stand_at - setback * np.array([math.cos(heading), math.sin(heading)])
+        _, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
+        x, y = stand_at - KICKOFF_SETBACK * np.array([math.cos(heading), math.sin(heading)])
         return float(x), float(y), float(heading)
 
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
