@@ -56,6 +56,7 @@ import numpy as np
 from scipy.interpolate import CubicHermiteSpline
 from transforms3d.euler import euler2mat
 
+from villa_motion.params import ROBOT_TYPES_KEY
 from villa_nao import field as F
 from villa_nao import kinematics as K
 from villa_nao.params import config_path, overlay_path, read_yaml, share_path
@@ -239,28 +240,30 @@ def load_kick_set(set_name: str = "tuned", kicks_dir: str | Path | None = None,
         return kicks
     if params_path is None:
         params_path = config_path("villa_motion", "kick_params.yaml")
-    values = load_kick_parameters(params_path, set_name)
-    per_type = _type_values(params_path, set_name, robot_type) if robot_type is not None else {}
+    data = read_yaml(params_path, "the kick parameter sets", KickError)
+    values = _set_values(data, Path(params_path), set_name)
+    per_type = _type_values(data, params_path, set_name, robot_type) if robot_type is not None else {}
     overlay = overlay_path(params_path, simulator)
     if overlay is not None:
-        if set_name in ((read_yaml(overlay, "the kick parameter overlay", KickError) or {}).get("sets") or {}):
-            for kick, params in load_kick_parameters(overlay, set_name).items():
+        over = read_yaml(overlay, "the kick parameter overlay", KickError) or {}
+        if not isinstance(over, dict) or set_name in (over.get("sets") or {}):
+            for kick, params in _set_values(over, overlay, set_name).items():
                 values.setdefault(kick, {}).update(params)
                 per_type.pop(kick, None)
         if robot_type is not None:
-            per_type.update(_type_values(overlay, set_name, robot_type))
+            per_type.update(_type_values(over, overlay, set_name, robot_type))
     for kick, params in per_type.items():
         values.setdefault(kick, {}).update(params)
     return apply_parameter_set(kicks, values)
 
 
-def _type_values(path: str | Path, set_name: str, robot_type: int) -> dict[str, dict[str, float]]:
-    """A file's ``robot_types: {set: {type: {kick: {parameter: value}}}}`` values for one set and robot type."""
-    data = read_yaml(Path(path), "the kick parameter sets", KickError) or {}
-    section = data.get("robot_types") if isinstance(data, dict) else None
+def _type_values(data, path: str | Path, set_name: str, robot_type: int) -> dict[str, dict[str, float]]:
+    """A kick parameter file's (`data`, read from `path`) ``robot_types: {set: {type: {kick: {parameter: value}}}}``
+    values for one set and robot type."""
+    section = data.get(ROBOT_TYPES_KEY) if isinstance(data, dict) else None
     if section is None:
         return {}
-    where = f"{path}: robot_types"
+    where = f"{path}: {ROBOT_TYPES_KEY}"
     if not isinstance(section, dict) or not all(isinstance(v, dict) for v in section.values()):
         raise KickError(f"{where}: expected {{set: {{robot type: {{kick: {{parameter: value}}}}}}}}")
     for s, types in section.items():
@@ -335,7 +338,11 @@ def load_kick_parameters(path: str | Path, set_name: str) -> dict[str, dict[str,
     """A named kick parameter set from YAML: ``sets: {name: {inherit: other, <kick base>: {parameter: value}}}``.
     Parameters are those of the left-foot kick; the mirrored right-foot kick shares them."""
     path = Path(path)
-    data = read_yaml(path, "the kick parameter sets", KickError)
+    return _set_values(read_yaml(path, "the kick parameter sets", KickError), path, set_name)
+
+
+def _set_values(data, path: Path, set_name: str) -> dict[str, dict[str, float]]:
+    """load_kick_parameters on a file's contents `data` (read from `path`)."""
     sets = (data or {}).get("sets") if isinstance(data, dict) else None
     if not isinstance(sets, dict):
         raise KickError(f"{path}: expected 'sets: {{name: {{kick: {{parameter: value}}}}}}'")
