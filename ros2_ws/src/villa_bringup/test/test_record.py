@@ -1,5 +1,7 @@
 """`villa record` writes MCAP with ROS 2 encoding that mcap_ros2 reads back with the right values (integration)."""
 
+import re
+import signal
 import subprocess
 import sys
 import threading
@@ -40,16 +42,33 @@ def test_record_std_and_villa_messages_and_read_them_back(tmp_path, ros_domain):
 
     t = threading.Thread(target=publish, daemon=True)
     t.start()
+    # Stopped with Ctrl-C once its progress line shows messages on all three topics: discovery takes seconds on a
+    # loaded machine, so a fixed --duration could end before the first message arrived.
+    proc = subprocess.Popen([sys.executable, "-m", "villa_bringup.cli", "record", "-o", str(out), "/villa/p1/.*"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    watchdog = threading.Timer(60.0, proc.kill)
+    watchdog.start()
     try:
-        r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "record", "-o", str(out), "/villa/p1/.*",
-                            "--duration", "4"], capture_output=True, text=True, timeout=60)
+        for line in proc.stdout:
+            lines.append(line)
+            m = re.search(r"(\d+) messages on (\d+) topics", line)
+            if m and int(m.group(1)) >= 10 and int(m.group(2)) >= 3:
+                proc.send_signal(signal.SIGINT)
+                break
+        stdout, stderr = proc.communicate(timeout=30)
+        lines.append(stdout)
     finally:
+        watchdog.cancel()
+        proc.kill()
         stop.set()
         t.join()
         node.destroy_node()
         rclpy.try_shutdown()
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "recording /villa/p1/world_model" in r.stdout
+    text = "".join(lines)
+    assert proc.returncode == 0, text + stderr
+    assert "recording /villa/p1/world_model" in text
+    assert "wrote" in text
     got = {}
     for m in read_ros2_messages(str(out)):
         got.setdefault(m.channel.topic, []).append(m.ros_msg)
