@@ -244,7 +244,55 @@ def test_world_model_tracks_ball_and_players_in_the_field_frame():
            Observed("opponent", "them/4", (1.0, -1.0), math.sqrt(2), -math.pi / 4, 0.05, 0.02),
            Observed("teammate", "villa/2", (0.0, 1.0), 1.0, math.pi / 2, 0.05, 0.02)]
     wm.observe(obs, 1.0)
-    assert wm.ball.x[:2] == pytest.approx([-3.0, 3.0], abs=0.15)
+    assert wm.ball_in_field()[0][:2] == pytest.approx([-3.0, 3.0], abs=0.15)
     assert wm.opponents["them/4"].position == pytest.approx([-2.0, 2.0], abs=0.15)
     assert wm.teammates[2].position == pytest.approx([-4.0, 1.0], abs=0.15)
     assert wm.ball_valid(2.0) and not wm.ball_valid(10.0)
+
+
+def _ball(xy, t):
+    return Observed("ball", "B", xy, math.hypot(*xy), math.atan2(xy[1], xy[0]), 0.01 + 0.01 * math.hypot(*xy), 0.01)
+
+
+def test_ball_is_tracked_in_the_robot_frame_through_odometry_and_pose_jumps():
+    wm = WorldModel(seed=0)
+    wm.known_pose(-1.0, 0.0, 0.0)
+    wm.observe([_ball((1.0, 0.5), 0.0)], 0.0)
+    wm.odometry(0.3, 0.0, math.pi / 2)             # 0.3 m forward, then facing +y: the ball is 0.7 m to the right
+    assert wm.ball.x[:2] == pytest.approx([0.5, -0.7], abs=1e-9)
+    before = wm.ball.x[:2].copy()
+    wm.pf.seed_pose(5.0, 5.0, 1.0)                 # the pose estimate jumps (a sensor reset): the ball does not
+    wm.observe([], 0.1)                            # relative to the feet
+    assert wm.ball.x[:2] == pytest.approx(before, abs=0.02)
+    ball, cov = wm.ball_in_field()
+    assert ball[:2] == pytest.approx(np.asarray(wm.pose[:2]) + _rot(wm.pose[2]) @ before, abs=0.03)
+    assert cov.shape == (4, 4) and cov[0, 0] > wm.ball.P[0, 0]          # our pose's uncertainty is included
+
+
+def _rot(th):
+    return np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+
+
+def test_a_beam_keeps_the_ball_where_it_is_in_the_field():
+    wm = WorldModel(seed=0)
+    wm.known_pose(-3.0, 1.0, 0.0)
+    wm.observe([_ball((3.0, -1.0), 0.0)], 0.0)     # the ball on the centre spot
+    wm.known_pose(-0.3, 0.0, 0.5)
+    assert wm.ball_in_field()[0][:2] == pytest.approx([0.0, 0.0], abs=0.02)
+    assert wm.ball.x[0] == pytest.approx(0.3 * math.cos(0.5), abs=0.02)
+
+
+def test_a_stale_ball_restarts_the_filter_instead_of_giving_the_ball_a_velocity():
+    # issue 19: the first frame after a beam showed the ball from where the robot stood before it (11 m away); the
+    # filter averaged it in, gave the ball a velocity of 6 m/s that took 2 s to decay and put the kick-off taker's
+    # ball 12 cm off while it saw it 20 cm ahead in every frame
+    wm = WorldModel(seed=0)
+    wm.known_pose(-0.25, 0.0, 0.0)
+    wm.observe([_ball((11.0, 5.0), 0.0)], 0.0)
+    t = 0.0
+    for _ in range(3):
+        t += 0.04
+        wm.observe([_ball((0.22, -0.08), t)], t)
+    assert wm.ball.x[:2] == pytest.approx([0.22, -0.08], abs=0.01)
+    assert np.hypot(*wm.ball.x[2:]) < 0.3
+    assert wm.ball.restarts == 1

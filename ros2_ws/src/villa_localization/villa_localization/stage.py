@@ -77,7 +77,9 @@ class LocalizationStage:
         if pf.particles < 10:
             raise ValueError(f"particles must be at least 10, got {pf.particles}")
         model = WorldModel(pf_params=pf, ball_params=BallParams(accel_sigma=float(p["ball_accel_sigma"]),
-                                                                    friction=float(p["ball_friction"])),
+                                                                    friction=float(p["ball_friction"]),
+                                                                    gate=float(p["ball_gate"]),
+                                                                    odom_sigma=float(p["ball_odom_sigma"])),
                            valid_for=float(p["valid_for"]), fall_sigma=tuple(float(v) for v in p["fall_sigma"]),
                            getup_sigma=tuple(float(v) for v in p["getup_sigma"]),
                            blind_sigma=tuple(float(v) for v in p["blind_sigma"]), seed=seed)
@@ -124,10 +126,10 @@ class LocalizationStage:
         m = self.model
         ball = vel = None
         ball_cov: tuple[float, ...] = ()
-        if m.ball.x is not None:
-            bx = m.ball.x
+        if (b := m.ball_in_field()) is not None:
+            bx, bp = b
             ball, vel = (float(bx[0]), float(bx[1])), (float(bx[2]), float(bx[3]))
-            ball_cov = tuple(float(v) for v in m.ball.P.reshape(-1))
+            ball_cov = tuple(float(v) for v in bp.reshape(-1))
         particles = None
         if self.publish_particles:
             particles = m.pf.particles[::max(1, len(m.pf.particles) // self.publish_particles)]

@@ -1,5 +1,6 @@
-"""The world model: our pose (particle filter, §5), the ball (Kalman filter, §9.2), teammates and opponents with their
-last-seen times (§4.2-4.3), all in the team-relative field frame. Pure Python: the localization node wraps it.
+"""The world model: our pose (particle filter, §5), the ball (Kalman filter, §9.2, kept in the robot frame and placed
+in the field with our pose), teammates and opponents with their last-seen times (§4.2-4.3), in the team-relative field
+frame. Pure Python: the localization node wraps it.
 
 Falls (§8): while the robot is down its camera looks at the sky or the grass through a torso the accelerometer no
 longer levels, and the walk engine's odometry means nothing, so nothing is observed or predicted; the particles
@@ -60,6 +61,10 @@ class WorldModel:
         self.pose, self.cov = self.pf.estimate()
 
     def known_pose(self, x: float, y: float, theta: float) -> None:
+        """A beam: the robot is at (x, y, theta); the ball stays where it was in the field."""
+        ox, oy, oth = self.pose
+        c, s = math.cos(oth), math.sin(oth)
+        self.ball.move(c * (x - ox) + s * (y - oy), -s * (x - ox) + c * (y - oy), math.remainder(theta - oth, math.tau))
         self.pf.seed_pose(x, y, theta)
         self.pose, self.cov = np.array([x, y, theta]), np.diag([0.01, 0.01, 0.03])
 
@@ -77,6 +82,7 @@ class WorldModel:
     def odometry(self, dx: float, dy: float, dtheta: float) -> None:
         if not self.down:
             self.pf.predict(dx, dy, dtheta)
+            self.ball.move(dx, dy, dtheta)
 
     def observe(self, observations: list[Observed], t: float) -> None:
         if self.down:
@@ -99,7 +105,7 @@ class WorldModel:
 
         for o in observations:
             if o.kind == "ball":
-                z, r = BallFilter.measurement(self.pose, self.cov, o.xy, o.distance_sigma, o.bearing_sigma)
+                z, r = BallFilter.measurement(o.xy, o.distance_sigma, o.bearing_sigma)
                 self.ball.update(z, r, t)
                 self.ball_seen = t
             elif o.kind == "teammate":
@@ -113,6 +119,11 @@ class WorldModel:
 
     def predict_ball(self, t: float) -> None:
         self.ball.predict(t)
+
+    def ball_in_field(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ball's (x, y, vx, vy) in the field frame and its 4x4 covariance (our pose's included); None: never
+        seen."""
+        return None if self.ball.x is None else self.ball.in_field(self.pose, self.cov)
 
     @property
     def localized(self) -> bool:
