@@ -89,6 +89,30 @@ def test_walk_then_kick_then_walk(config):
     assert any("kick forward_L at ball" in text for _, text in logged)
 
 
+def test_the_kick_asked_again_while_the_walk_stops_takes_the_newer_ball(config):
+    # issue 19: the ball of the first request carried over by the walk's (commanded) odometry through a 0.4 s stop
+    # was cm off at the kick-off; the strategy asks again each cycle and the kick starts at the newest ball
+    a, logged = _arbiter(config)
+    loop = Loop(a)
+    loop.run(3)
+    assert a.walk_request(A.WalkRequest(x=0.5)).accepted
+    loop.run(25)
+    k = a.kicks["forward_L"]
+    far = {"ball_x": k.ball[0] + 0.3, "ball_y": k.ball[1]}                  # out of reach
+    assert a.request(A.SkillRequest("kick_forward_L", far, request_id=1)).accepted
+    loop.run(2)
+    v = a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}, request_id=2))
+    assert v.accepted and "refreshed" in v.reason and a.mode == A.Mode.STOPPING
+    bad = a.request(A.SkillRequest("kick_forward_L", {"ball_x": math.nan, "ball_y": 0.0}, request_id=3))
+    assert bad.outcome == "ignored" and a.pending is not None               # a bad refresh changes nothing
+    assert loop.run(200, until=lambda o: o.mode == A.Mode.KICK)             # the newer ball is in reach: kicked
+    assert _counts(a.stats) == (1, 1, 0, 0) and a.stats.log[0].ball == k.ball
+    assert a.request(A.SkillRequest("kick_forward_L", far, request_id=4)).outcome == "ignored"   # kicking now
+    started = [text for _, text in logged if "kick forward_L at ball" in text]
+    x = float(started[0].split("(")[1].split(",")[0])
+    assert x == pytest.approx(k.ball[0], abs=0.03)          # moved by the rest of the stop, not 0.3 m off
+
+
 def test_refused_kick_goes_back_to_walking(config):
     a, logged = _arbiter(config)
     loop = Loop(a)
@@ -119,7 +143,9 @@ def test_a_kick_record_says_why_a_kick_was_not_completed(config):
     loop.run(3)
     k = a.kicks["forward_L"]
     ball = {"ball_x": k.ball[0], "ball_y": k.ball[1]}
-    assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=1)).accepted
+    kr = a.kicks["forward_R"]
+    assert a.request(A.SkillRequest("kick_forward_R", {"ball_x": kr.ball[0], "ball_y": kr.ball[1]},
+                                    request_id=1)).accepted
     assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=2, interrupt=True)).accepted
     a.request(A.SkillRequest("walk", {}, request_id=3))                      # a walk request drops the stop
     assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=4)).accepted

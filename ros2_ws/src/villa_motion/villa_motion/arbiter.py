@@ -294,6 +294,8 @@ class MotionArbiter:
         return Verdict("accepted")
 
     def _request_kick(self, req: SkillRequest) -> Verdict:
+        if self.mode == Mode.STOPPING and self.pending is not None and req.skill == f"kick_{self.pending[0].name}":
+            return self._refresh_kick(req)
         if self.mode in (Mode.SKILL, Mode.STOPPING) and not req.interrupt:
             return Verdict("ignored", f"{self.mode.value} runs and the request does not interrupt")
         self.stats.requested += 1
@@ -316,6 +318,22 @@ class MotionArbiter:
         self.mode, self.done = Mode.STOPPING, False
         self.walk.command_stand()
         return Verdict("accepted")
+
+    def _refresh_kick(self, req: SkillRequest) -> Verdict:
+        """The kick being stopped for, asked again while the walk stops: the newer ball replaces the one carried by
+        odometry since the first request (the walk's odometry is what it was told; a stop of 0.4 s drifts cm)."""
+        try:
+            ball = (float(req.params["ball_x"]), float(req.params["ball_y"]))
+        except (KeyError, TypeError, ValueError):
+            return Verdict("ignored", "a kick refresh without a usable ball position")
+        if not all(math.isfinite(v) for v in ball):
+            return Verdict("ignored", "a kick refresh without a usable ball position")
+        kick, _, _ = self.pending
+        self.pending = (kick, ball, self.odom)
+        self.request_id = req.request_id
+        if self.kick_record is not None:
+            self.kick_record.ball = ball
+        return Verdict("accepted", "ball position refreshed")
 
     def _refuse_request(self, req: SkillRequest, reason: str) -> Verdict:
         """A kick request refused before anything started: its own record (a kick being stopped for keeps its own)."""

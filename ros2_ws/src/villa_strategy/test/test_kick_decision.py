@@ -92,8 +92,11 @@ def test_kickoff_taker_kicks_from_its_beam_spot(robot_type):
     p = D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1), body)          # number 1 takes a 2 v 2 kick-off
     beam = p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True).beam
     assert math.hypot(beam[0], beam[1]) < 0.3
-    view = D.WorldView(pose=beam, ball=(0.0, 0.0), teammates={2: (-3.0, 0.0)})
-    d = p.decide(view, D.KICK_OFF_OWN, 0.1, True)
+    view = D.WorldView(pose=beam, ball=(0.0, 0.0), teammates={2: (-3.0, 0.0)}, since_beam=0.5)
+    d = p.decide(view, D.KICK_OFF_OWN, 0.1, True)               # just dropped by the beam: stands still
+    assert d.skill is None and d.walk is not None and d.walk.stop, d
+    view.since_beam = 1.6
+    d = p.decide(view, D.KICK_OFF_OWN, 1.2, True)
     assert d.walk is None and d.skill in ("kick_forward_L", "kick_forward_R"), d
 
 

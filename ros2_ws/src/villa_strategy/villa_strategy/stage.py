@@ -51,7 +51,7 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
                           kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
-                          seed=seed)
+                          kickoff_settle=float(p["kickoff_settle"]), seed=seed)
 
 
 def body_from_params(p: Mapping[str, Any]) -> B.Body:
@@ -76,6 +76,7 @@ class StrategyStage:
         self.world = None                # the latest WorldEstimate
         self.fallen = False
         self.skill_running = False
+        self.motion_active = ""                 # the motion status's active (walk, stand, a skill, kick_<name>)
         self.request_id = 0
         self.last_beam = -math.inf
         self.beamed_to: tuple[float, float, float] | None = None
@@ -98,6 +99,7 @@ class StrategyStage:
 
     def motion_status(self, active: str, done: bool) -> None:
         self.skill_running = active not in ("walk", "stand", "") and not done
+        self.motion_active = active
 
     def hear(self, message: str, game_time: float, from_self: bool) -> None:
         if not from_self:
@@ -120,7 +122,9 @@ class StrategyStage:
     def decide(self, t: float, play_mode: int, game_time: float, side_left: bool) -> Commands:
         """The decision of the cycle at time t (s) with the game state."""
         self.side_left = side_left
-        d = self.player.decide(self.view(), play_mode, game_time, side_left)
+        view = self.view()
+        view.since_beam = t - self.last_beam
+        d = self.player.decide(view, play_mode, game_time, side_left)
         beam = None
         if d.beam is not None:
             # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
@@ -132,7 +136,8 @@ class StrategyStage:
             if fresh or missed:
                 self.last_beam, self.beamed_to, self.beam_mode, beam = t, d.beam, play_mode, d.beam
         request = None
-        if d.skill and not self.skill_running:
+        # a kick the motion stops (or runs) for is asked again with the newer ball: the walk's stop uses it
+        if d.skill and (not self.skill_running or (d.skill.startswith("kick_") and d.skill == self.motion_active)):
             self.request_id += 1
             request = A.SkillRequest(d.skill, dict(d.skill_params), self.request_id, True)
         walk = None
