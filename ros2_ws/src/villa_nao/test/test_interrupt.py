@@ -13,8 +13,8 @@ from villa_nao.interrupt import interruptible
 assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 if sys.argv[1] == "on":
     interruptible()
-print("ready", flush=True)
 try:
+    print("ready", flush=True)    # inside: the signal may arrive while print returns (seen on a loaded machine)
     time.sleep(30)
     print("slept", flush=True)
 except KeyboardInterrupt:
