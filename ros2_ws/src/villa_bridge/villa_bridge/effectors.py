@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from villa_nao.joints import check_robot_type
+
 MAX_SAY_LENGTH = 20
 
 
@@ -64,8 +66,7 @@ def compose(joints: str = "", beam_cmd: str = "", say_cmd: str = "", sync: bool 
 
 
 def simspark_scene(robot_type: int) -> str:
-    if robot_type not in range(5):
-        raise ValueError(f"SimSpark robot type must be 0..4, got {robot_type}")
+    check_robot_type(robot_type, "SimSpark robot type")
     return f"(scene rsg/agent/nao/nao_hetero.rsg {robot_type})"
 
 

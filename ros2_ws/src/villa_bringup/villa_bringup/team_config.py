@@ -27,13 +27,13 @@ from typing import Any
 
 import yaml
 
+from villa_nao.joints import is_robot_type
 from villa_nao.params import config_path
 
 BACKENDS = ("rcssservermj", "simspark", "naoqi")
 COMPOSITIONS = ("player", "node")
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")    # villa_strategy.decision.VARIANTS (§11.5)
 SHARED_WITH_STRATEGY = ("walk_parameter_sets", "kick_parameter_set")   # motion parameters the strategy must share
-ROBOT_TYPES = range(5)
 MAX_PLAYERS = 11
 # SimSpark's heterogeneous-team rules (shared/simspark/SIMSPARK_FACTS.md, naosoccersim.rb).
 MAX_PER_TYPE = 7
@@ -206,7 +206,7 @@ def parse(data: Any, source: str = "<dict>") -> TeamConfig:
                        "give every player its own uniform number")
         seen[unum] = i
         rtype = raw.get("robot_type", 0)
-        if rtype not in ROBOT_TYPES or isinstance(rtype, bool):
+        if not is_robot_type(rtype):
             raise _err(source, f"{where}.robot_type", f"{rtype!r} is not a robot type", "use 0, 1, 2, 3 or 4")
         pb = raw.get("backend", backend)
         if pb not in BACKENDS:

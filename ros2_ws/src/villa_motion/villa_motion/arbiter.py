@@ -47,6 +47,7 @@ from villa_motion.params import load_parameter_sets, load_skill_variables
 from villa_motion.skills import Skill, SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import field as F
+from villa_nao.joints import check_robot_type
 
 # villa_msgs/FallState values (test_arbiter checks them against the message)
 UPRIGHT, FALLING, FALLEN_FRONT, FALLEN_BACK, FALLEN_SIDE = 0, 1, 2, 3, 4
@@ -181,9 +182,7 @@ class MotionConfig:
         """From the motion node's parameters (config/motion.yaml names); ValueError with the reason."""
         from villa_nao.params import config_path, share_path
 
-        robot_type = int(p["robot_type"])
-        if robot_type not in range(5):
-            raise ValueError(f"robot_type must be 0..4, got {robot_type}")
+        robot_type = check_robot_type(p["robot_type"], "robot_type")
         simulator = str(p.get("simulator", "")) or None        # the per-simulator overlays of the data files
         sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
         skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))

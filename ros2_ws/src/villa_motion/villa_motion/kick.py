@@ -59,6 +59,7 @@ from transforms3d.euler import euler2mat
 from villa_motion.params import ROBOT_TYPES_KEY
 from villa_nao import field as F
 from villa_nao import kinematics as K
+from villa_nao.joints import is_robot_type
 from villa_nao.params import config_path, overlay_path, read_yaml, share_path
 
 LEFT = ("LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll")
@@ -267,7 +268,7 @@ def _type_values(data, path: str | Path, set_name: str, robot_type: int) -> dict
     if not isinstance(section, dict) or not all(isinstance(v, dict) for v in section.values()):
         raise KickError(f"{where}: expected {{set: {{robot type: {{kick: {{parameter: value}}}}}}}}")
     for s, types in section.items():
-        bad = [t for t in types if not (isinstance(t, int) and 0 <= t <= 4)]
+        bad = [t for t in types if not is_robot_type(t)]
         if bad:
             raise KickError(f"{where}.{s}: robot types are 0..4, got {bad}")
     kicks = section.get(set_name, {}).get(int(robot_type)) or {}

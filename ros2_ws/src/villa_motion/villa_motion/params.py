@@ -24,6 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from villa_motion.walk import WalkParams
+from villa_nao.joints import is_robot_type
 from villa_nao.params import overlay_path, read_yaml
 
 FIELDS = {f.name for f in fields(WalkParams)}
@@ -114,7 +115,7 @@ def _load_variables(path: Path) -> tuple[dict[str, dict[str, float]], dict[int, 
         raise ValueError(f"{path}: expected {{skill: {{variable: value}}}}")
     data = dict(data)
     types = data.pop(ROBOT_TYPES_KEY, None) or {}
-    if not isinstance(types, dict) or not all(isinstance(t, int) and 0 <= t <= 4 for t in types):
+    if not isinstance(types, dict) or not all(is_robot_type(t) for t in types):
         raise ValueError(f"{path}: {ROBOT_TYPES_KEY}: expected {{robot type 0..4: {{skill: {{variable: value}}}}}}")
     per_type = {int(t): _skills(path, v or {}, f"{ROBOT_TYPES_KEY}.{t}: ") for t, v in types.items()}
     return _skills(path, data, ""), per_type

@@ -26,7 +26,7 @@ from functools import cache
 
 import numpy as np
 
-from villa_nao.joints import BY_NAME, ROBOT_TYPES
+from villa_nao.joints import BY_NAME, ROBOT_TYPES, check_robot_type
 
 # p_rep = SS_TO_REP @ p_simspark: (x right, y forward, z up) -> (x forward, y left, z up).
 SS_TO_REP = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
@@ -156,9 +156,7 @@ def _build(robot_type: int) -> tuple[Link, ...]:
 @cache
 def links(robot_type: int = 0) -> tuple[Link, ...]:
     """The link table of a SimSpark robot type (0-4); parents come before their children."""
-    if robot_type not in ROBOT_TYPES:
-        raise ValueError(f"unknown robot type {robot_type!r}; SimSpark has types {sorted(ROBOT_TYPES)}")
-    return _build(robot_type)
+    return _build(check_robot_type(robot_type))
 
 
 def link_map(robot_type: int = 0) -> dict[str, Link]:

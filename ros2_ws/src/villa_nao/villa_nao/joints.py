@@ -15,6 +15,7 @@ Our rcssservermj Nao model (villa_nao/models) uses SimSpark's names on the wire 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,6 +126,19 @@ ROBOT_TYPES: dict[int, RobotType] = {
                  SIMSPARK_MAX_SPEED, SIMSPARK_MAX_SPEED, False),
     4: RobotType(4, 0.055, -0.115, -0.04, -0.055, 0.07, SIMSPARK_MAX_SPEED, SIMSPARK_MAX_SPEED, True),
 }
+
+
+def is_robot_type(value) -> bool:
+    """A SimSpark robot type: an integer 0..4 (not a bool)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) in ROBOT_TYPES
+
+
+def check_robot_type(value, what: str = "robot type") -> int:
+    """`value` as a robot type, or ValueError naming `what` (one check for every layer: bridge, motion, strategy,
+    team file, body model)."""
+    if not is_robot_type(value):
+        raise ValueError(f"{what} must be 0..4, got {value!r}")
+    return int(value)
 
 
 def joints_for_type(robot_type: int = 0) -> tuple[Joint, ...]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from villa_motion import arbiter as A
 from villa_motion import head as H
+from villa_nao.joints import check_robot_type
 from villa_strategy import behaviours as B
 from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
 from villa_strategy.formation import roles_for, variant_formation
@@ -59,9 +60,7 @@ def body_from_params(p: Mapping[str, Any]) -> B.Body:
     from villa_motion.params import load_parameter_sets
     from villa_nao.params import config_path
 
-    robot_type = int(p["robot_type"])
-    if robot_type not in range(5):
-        raise ValueError(f"robot_type must be 0..4, got {robot_type}")
+    robot_type = check_robot_type(p["robot_type"], "robot_type")
     sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
     return B.Body.from_walk_sets(load_parameter_sets(sets_file, str(p.get("simulator", "")) or None), robot_type)
 
