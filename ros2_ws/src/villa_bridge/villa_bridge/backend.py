@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from villa_bridge.joint_io import HeldTargets
 from villa_bridge.perception import Perception
+from villa_nao.joints import check_robot_type
 
 
 class Backend(ABC):
@@ -17,7 +18,8 @@ class Backend(ABC):
     def __init__(self, team: str, unum: int, robot_type: int = 0, sync: bool = True) -> None:
         if not team or any(c.isspace() or c in "()" for c in team):
             raise ValueError(f"team name {team!r} must be non-empty without spaces or parentheses")
-        self.team, self.unum, self.robot_type, self.sync = team, unum, robot_type, sync
+        self.team, self.unum, self.sync = team, unum, sync
+        self.robot_type = check_robot_type(robot_type, f"{self.name} robot type")
 
     @abstractmethod
     def hello(self) -> list[str]:

@@ -18,7 +18,7 @@ from villa_bridge.backend import Backend
 from villa_bridge.joint_control import HingeVelocityControl
 from villa_bridge.joint_io import HeldTargets
 from villa_bridge.perception import Perception
-from villa_nao.joints import check_robot_type, joints_for_type
+from villa_nao.joints import joints_for_type
 
 
 class RcssservermjBackend(Backend):
@@ -27,7 +27,6 @@ class RcssservermjBackend(Backend):
     def __init__(self, team: str, unum: int, robot_type: int = 0, sync: bool = True, gain: float = 40.0,
                  delay: int = 1, stop_margin: float = np.radians(1.0)) -> None:
         super().__init__(team, unum, robot_type, sync)
-        check_robot_type(robot_type)
         if not 1 <= unum <= 11:
             raise ValueError(f"rcssservermj unum must be 1..11, got {unum}")
         self.joints = joints_for_type(robot_type)

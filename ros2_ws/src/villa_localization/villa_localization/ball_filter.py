@@ -30,9 +30,12 @@ class BallParams:
     odom_sigma: float = 0.1           # relative 1-sigma of the odometry step moving the ball (m/m, rad/rad)
 
 
-def _rotation(th: float) -> np.ndarray:
+def _rotation4(th: float) -> np.ndarray:
+    """The rotation by `th` of both the position and the velocity of a state (x, y, vx, vy)."""
     c, s = math.cos(th), math.sin(th)
-    return np.array([[c, -s], [s, c]])
+    t = np.zeros((4, 4))
+    t[:2, :2] = t[2:, 2:] = [[c, -s], [s, c]]
+    return t
 
 
 class BallFilter:
@@ -42,10 +45,6 @@ class BallFilter:
         self.P = np.eye(4)
         self.t: float | None = None
         self.restarts = 0                          # measurements that did not fit (the filter started again)
-
-    def reset(self) -> None:
-        """Forget the ball."""
-        self.x, self.P, self.t = None, np.eye(4), None
 
     def predict(self, t: float) -> None:
         if self.x is None or self.t is None:
@@ -68,9 +67,7 @@ class BallFilter:
         with the step's uncertainty (`odom_sigma` of its length and turn) added to the position."""
         if self.x is None:
             return
-        r = _rotation(-dth)
-        t = np.zeros((4, 4))
-        t[:2, :2] = t[2:, 2:] = r
+        t = _rotation4(-dth)
         self.x = t @ (self.x - np.array([dx, dy, 0.0, 0.0]))
         self.P = t @ self.P @ t.T
         s = self.p.odom_sigma
@@ -105,14 +102,11 @@ class BallFilter:
         """The state in the field frame of `pose` (x, y, theta) and its 4x4 covariance, our pose's 3x3 covariance
         included (position block)."""
         x, y, th = pose
-        r = _rotation(th)
-        t = np.zeros((4, 4))
-        t[:2, :2] = t[2:, 2:] = r
+        t = _rotation4(th)
         state = t @ self.x + np.array([x, y, 0.0, 0.0])
-        rx, ry = self.x[:2]
-        c, s = math.cos(th), math.sin(th)
+        fx, fy = state[0] - x, state[1] - y                                 # the ball from us, field axes
         j = np.zeros((4, 3))
-        j[:2] = [[1, 0, -s * rx - c * ry], [0, 1, c * rx - s * ry]]          # d position / d pose
+        j[:2] = [[1, 0, -fy], [0, 1, fx]]                                  # d position / d pose
         return state, t @ self.P @ t.T + j @ np.asarray(cov_pose) @ j.T
 
     @staticmethod

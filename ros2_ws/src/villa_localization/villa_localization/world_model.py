@@ -63,8 +63,7 @@ class WorldModel:
     def known_pose(self, x: float, y: float, theta: float) -> None:
         """A beam: the robot is at (x, y, theta); the ball stays where it was in the field."""
         ox, oy, oth = self.pose
-        c, s = math.cos(oth), math.sin(oth)
-        self.ball.move(c * (x - ox) + s * (y - oy), -s * (x - ox) + c * (y - oy), math.remainder(theta - oth, math.tau))
+        self.ball.move(*F.to_local((x, y), (ox, oy), oth), math.remainder(theta - oth, math.tau))
         self.pf.seed_pose(x, y, theta)
         self.pose, self.cov = np.array([x, y, theta]), np.diag([0.01, 0.01, 0.03])
 

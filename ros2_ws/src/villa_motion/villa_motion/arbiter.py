@@ -211,6 +211,15 @@ def _number(v) -> float:
         return math.nan
 
 
+def _requested_ball(params) -> tuple[float, float]:
+    """A kick request's ball (ball_x, ball_y) in the robot frame; KeyError when missing, ValueError when not a finite
+    number."""
+    ball = (float(params["ball_x"]), float(params["ball_y"]))
+    if not all(math.isfinite(v) for v in ball):
+        raise ValueError(f"ball position must be finite, got {ball}")
+    return ball
+
+
 def _default_log(level: str, text: str) -> None:
     getattr(logging.getLogger("villa_motion.arbiter"), level)(text)
 
@@ -300,9 +309,7 @@ class MotionArbiter:
         self.stats.requested += 1
         self.request_id = req.request_id
         try:
-            ball = (float(req.params["ball_x"]), float(req.params["ball_y"]))
-            if not all(math.isfinite(v) for v in ball):
-                raise ValueError(f"ball position must be finite, got {ball}")
+            ball = _requested_ball(req.params)
             kick = self._pick_kick(req.skill, ball, float(req.params.get("direction", 0.0)))
         except KeyError as e:
             return self._refuse_request(req, f"kick request {req.skill!r} refused: parameter {e} missing (ball_x, "
@@ -322,10 +329,8 @@ class MotionArbiter:
         """The kick being stopped for, asked again while the walk stops: the newer ball replaces the one carried by
         odometry since the first request (the walk's odometry is what it was told; a stop of 0.4 s drifts cm)."""
         try:
-            ball = (float(req.params["ball_x"]), float(req.params["ball_y"]))
+            ball = _requested_ball(req.params)
         except (KeyError, TypeError, ValueError):
-            return Verdict("ignored", "a kick refresh without a usable ball position")
-        if not all(math.isfinite(v) for v in ball):
             return Verdict("ignored", "a kick refresh without a usable ball position")
         kick, _, _ = self.pending
         self.pending = (kick, ball, self.odom)

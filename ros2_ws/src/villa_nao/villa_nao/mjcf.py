@@ -45,7 +45,7 @@ from transforms3d.quaternions import mat2quat
 
 from villa_nao import body
 from villa_nao.gains import load_pd_gains
-from villa_nao.joints import BY_NAME, check_robot_type, joints_for_type
+from villa_nao.joints import BY_NAME, joints_for_type
 
 FMAX = 10.0            # N m, SimSpark hingejoint.rsg setMaxMotorForce
 # Motor-side joint properties (SimSpark's ODE hinges have none; these make MuJoCo's explicit PD stable
@@ -100,8 +100,7 @@ def _geom_attrs(lk: body.Link) -> dict[str, str]:
 
 def make_mjcf(robot_type: int = 0) -> str:
     """MJCF text of SimSpark's Nao of ``robot_type`` (0-4) for rcssservermj (see the module docstring)."""
-    check_robot_type(robot_type)
-    links = body.links(robot_type)
+    links = body.links(robot_type)                                   # checks the robot type
     lmap = {lk.name: lk for lk in links}
     gains = load_pd_gains()
     joints = joints_for_type(robot_type)

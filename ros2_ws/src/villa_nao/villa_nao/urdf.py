@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from villa_nao import body
-from villa_nao.joints import check_robot_type, joints_for_type
+from villa_nao.joints import joints_for_type
 from villa_nao.mjcf import FMAX
 
 FRAME_NAMES = {"torso": "base_link", "lsole": "l_sole", "rsole": "r_sole", "lhand": "l_hand", "rhand": "r_hand"}
@@ -52,8 +52,7 @@ def _geometry(parent: ET.Element, lk: body.Link) -> None:
 
 def make_urdf(robot_type: int = 0, prefix: str = "") -> str:
     """URDF text of SimSpark's Nao of ``robot_type`` (0-4); see the module docstring."""
-    check_robot_type(robot_type)
-    links = body.links(robot_type)
+    links = body.links(robot_type)                                   # checks the robot type
     lmap = {lk.name: lk for lk in links}
     jmap = {j.name: j for j in joints_for_type(robot_type)}  # per-type speeds (type 2's ankles)
     root = ET.Element("robot", name=f"villa_nao{robot_type}")

@@ -74,8 +74,8 @@ class StrategyStage:
         self.player = TeamPlayer(unum, params, body)
         self.world = None                # the latest WorldEstimate
         self.fallen = False
-        self.skill_running = False
         self.motion_active = ""                 # the motion status's active (walk, stand, a skill, kick_<name>)
+        self.motion_done = False
         self.request_id = 0
         self.last_beam = -math.inf
         self.beamed_to: tuple[float, float, float] | None = None
@@ -97,33 +97,37 @@ class StrategyStage:
         self.fallen = state != UPRIGHT
 
     def motion_status(self, active: str, done: bool) -> None:
-        self.skill_running = active not in ("walk", "stand", "") and not done
-        self.motion_active = active
+        self.motion_active, self.motion_done = active, done
+
+    @property
+    def skill_running(self) -> bool:
+        """A skill or kick runs (or the walk stops for a kick) and has not ended."""
+        return self.motion_active not in ("walk", "stand", "") and not self.motion_done
 
     def hear(self, message: str, game_time: float, from_self: bool) -> None:
         if not from_self:
             self.player.hear(message, game_time, self.side_left)
 
-    def view(self) -> WorldView:
+    def view(self, t: float) -> WorldView:
+        """What the decision sees at time t (s)."""
         w = self.world
+        since_beam = t - self.last_beam
         if w is None:
             return WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0), ball_valid=False, localized=False,
-                             fallen=self.fallen)
+                             fallen=self.fallen, since_beam=since_beam)
         ball = w.ball if w.ball is not None else (0.0, 0.0)
         return WorldView(pose=w.pose, ball=ball, ball_velocity=w.ball_velocity, ball_valid=w.ball_valid,
                          localized=w.localized, fallen=self.fallen,
                          teammates={t.unum: t.position for t in w.teammates if t.valid and t.unum},
                          opponents=[t.position for t in w.opponents if t.valid],
                          sees_ball=w.ball_valid and w.ball_last_seen is not None
-                         and w.t - w.ball_last_seen <= SEES_BALL_FOR)
+                         and w.t - w.ball_last_seen <= SEES_BALL_FOR, since_beam=since_beam)
 
     # --- one decision per cycle -----------------------------------------------------------------------------
     def decide(self, t: float, play_mode: int, game_time: float, side_left: bool) -> Commands:
         """The decision of the cycle at time t (s) with the game state."""
         self.side_left = side_left
-        view = self.view()
-        view.since_beam = t - self.last_beam
-        d = self.player.decide(view, play_mode, game_time, side_left)
+        d = self.player.decide(self.view(t), play_mode, game_time, side_left)
         beam = None
         if d.beam is not None:
             # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
