@@ -249,7 +249,6 @@ def test_robot_type_values_and_their_precedence(tmp_path):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(reason=NOT_RETUNED, strict=True)
 def test_forward_kick_in_the_simulation(kicks):
     """A standing robot behind the ball: the tuned forward kick sends it well forward, and the robot stays up."""
     from villa_sim.inprocess import InProcessNao

@@ -16,7 +16,7 @@ from villa_optimize.tasks import get_task
 from villa_optimize.worlds import SimWorld
 
 NOT_RETUNED = ("issue 16: villa sim now actuates the Nao as SimSpark does; the forward kick tuned on the old PD "
-               "model moves the ball about 0.5-1.3 m and is not re-tuned yet (docs/status.md)")
+               "model moves the ball about 1.4-2 m from standing and is not re-tuned yet (docs/motion.md)")
 
 pytestmark = pytest.mark.integration
 

@@ -120,3 +120,18 @@ def test_unknown_actuator_and_garbage_do_not_kill_the_server():
         assert "(time (now" in a.recv()
         a.close()
         assert "ignoring commands for unknown actuator" in sim.log()
+
+
+@pytest.mark.parametrize("speed, simspark", [(1.0, 0.68), (3.0, 2.03)])
+def test_a_rolling_ball_slows_as_on_simspark(speed, simspark):
+    """SimSpark's ball slows by its body's linear and angular drag (ball.rsg), so it rolls about 0.68 s x its speed
+    (measured on rcssserver3d 0.7.3: 0.34, 0.68, 1.35, 2.70 m from 0.5, 1, 2, 4 m/s); rcssservermj's rolling
+    friction stopped a 1 m/s ball after 0.30 m and a 3 m/s one after about 2.3 m."""
+    with SimProcess() as sim, Trainer(port=sim.monitor_port) as trainer:
+        t0 = trainer.wait_for(lambda g: True).sim_time
+        trainer.place_ball(-5.0, 0.0, velocity=(speed, 0.0, 0.0))
+        trainer.wait_for(lambda g: g.ball[0] > -4.99, timeout=10)
+        start = trainer.wait_sim_time(t0 + 0.2).sim_time
+        gt = trainer.wait_sim_time(start + 5.0, timeout=30)
+        assert gt.ball[0] + 5.0 == pytest.approx(simspark, rel=0.1)
+        assert abs(gt.ball_velocity[0]) < 0.02 * speed

@@ -2,7 +2,8 @@
 
 What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
 - our Nao (villa_nao.mjcf) as robot models "nao" (type 0) and "nao0".."nao4" (SimSpark's robot types);
-- SimSpark's ball (r = 0.042 m, 26 g) and landmarks F1L..F2R, G1L..G2R instead of rcssservermj's markers;
+- SimSpark's ball (r = 0.042 m, 26 g, its linear and angular drag, no rolling resistance) and landmarks F1L..F2R,
+  G1L..G2R instead of rcssservermj's markers;
 - SimSpark's vision noise (villa_sim.noise), foot pressure `FRP`, and SimSpark's `(say msg)` / `hear`;
 - a ground-truth block `(GT ...)` in every monitor message for trainers, tests and benchmarks;
 - SimSpark's hinge effector ``(<eff> v)``: a joint velocity in rad/s, as rcssserver3d's velocity-controlled hinges
@@ -49,6 +50,8 @@ from villa_sim.sensing import Sensing
 logger = logging.getLogger(__name__)
 
 NAO_MODELS = {"nao": 0, **{f"nao{t}": t for t in range(5)}}
+BALL_LINEAR_DRAG = 0.01       # N per m/s on the ball: SimSpark ball.rsg's DragController (setLinearDrag 0.01)
+BALL_ANGULAR_DRAG = 0.00005   # N m per rad/s on the ball: its setAngularDrag 0.00005
 REFERENCE_LEAD = 0.05        # rad: a velocity-mode joint's servo reference stays this close to the joint
 STOP_TOLERANCE = 0.05        # rad: a joint further than this beyond a stop ignores velocity commands
 FOOT_GEOMS = {"lf": "lfoot", "rf": "rfoot", "lf1": "ltoe", "rf1": "rtoe"}
@@ -170,8 +173,23 @@ class VillaSoccerSimulation(SoccerSimulation):
         ball = world.geom("ball")
         ball.size[0] = F.BALL_RADIUS
         ball.mass = F.BALL_MASS
+        # SimSpark's rolling ball slows by its body's drag alone (viscous: a ball rolls about 0.68 s x its initial
+        # speed, 1 to 4 m/s measured on rcssserver3d); rcssservermj's rolling friction (a constant deceleration)
+        # stopped a 1 m/s ball after 0.30 m instead of 0.68 m. Sliding friction only; the drag is set per degree of
+        # freedom of the compiled model (_ball_drag).
+        ball.condim = 3
         world.body("ball").pos[2] = F.BALL_RADIUS
         return world
+
+    def _ball_drag(self) -> None:
+        """SimSpark's ball drag on the ball's free joint: linear on its three translations, angular on its rotations
+        (MuJoCo integrates joint damping implicitly). A recompile resets the model's per-dof values, so after each."""
+        model = getattr(self, "_mj_model", None)
+        if model is None:
+            return
+        adr = int(model.joint("ball-root").dofadr[0])
+        model.dof_damping[adr:adr + 3] = BALL_LINEAR_DRAG
+        model.dof_damping[adr + 3:adr + 6] = BALL_ANGULAR_DRAG
 
     def _recompile(self) -> None:
         # MjSpec.recompile leaves the controls of newly added actuators (a robot that just joined) uninitialised:
@@ -187,6 +205,7 @@ class VillaSoccerSimulation(SoccerSimulation):
             super()._recompile()
         finally:
             self._mj_spec = spec
+        self._ball_drag()
         self._hinges, self._servo, self._feet = {}, None, {}    # actuator, joint and geom ids change with the model
         self._velocity = {e: v for e, v in self._velocity.items() if self._hinge(e) is not None}   # robots that stay
 
@@ -200,6 +219,7 @@ class VillaSoccerSimulation(SoccerSimulation):
     def init(self) -> bool:
         if not super().init():
             return False
+        self._ball_drag()
         self.ball.init(self._mj_spec, self._mj_model, self._mj_data, radius=F.BALL_RADIUS)
         return True
 
