@@ -168,6 +168,30 @@ def _tilted(up):
     return (math.cos(half), 0.0, math.sin(half), 0.0)
 
 
+def test_a_penalty_kick_is_the_left_teams_striker_against_the_right_teams_goalie(tmp_path):
+    """--penalty (§14): one player a side, the ball on the centre spot in play on, the striker takes it toward the
+    goal; A shoots in even games, B in odd ones; the kick ends at a goal or when the ball leaves the field."""
+    from villa_sim.trainer import GroundTruth
+
+    specs = _specs(tmp_path, duration=4.0, games=2, players=1, penalty=True)
+    game = G.HostedGame(specs[0], "rcssservermj")
+    r = game.play(threading.Event(), lambda played: None)
+    assert r["penalty"] == {"striker": "A"} and r["players"] == 1 and r["duration"] >= 4.0
+    striker, keeper = game.teams["left"][0], game.teams["right"][0]
+    assert striker.strategy.params.penalty == "striker" and keeper.strategy.params.penalty == "goalie"
+    assert striker.commands.decision.role == "striker" and keeper.commands.decision.role == "goalie"
+    assert striker.pose()[0] > 0.0                         # it left its spot behind the centre toward their goal
+    assert G.HostedGame(specs[1], "rcssservermj").sides["left"].label == "B"
+    gt = GroundTruth(1.0, 1.0, "PlayOn", 0, 0, (5.0, 0.0, 0.04), (0.0, 0.0, 0.0))
+    assert not game.over(gt)
+    assert game.over(GroundTruth(1.0, 1.0, "Goal_Left", 1, 0, (15.2, 0.0, 0.04), (0.0, 0.0, 0.0)))
+    assert game.over(GroundTruth(1.0, 1.0, "goal_kick_right", 0, 0, (15.2, 3.0, 0.04), (0.0, 0.0, 0.0)))
+    s = G.summarize([r, {**r, "penalty": {"striker": "B"}, "A": {**r["A"], "score": 0},
+                         "B": {**r["B"], "score": 1}}])
+    assert s["penalty"] == {"A": {"kicks": 1, "goals": r["A"]["score"]}, "B": {"kicks": 1, "goals": 1}}
+    assert "penalty shoot-out: A scored" in G.table(s)
+
+
 def test_villa_sim_over_sockets(tmp_path):
     r = G.play_game(_specs(tmp_path, duration=2.0, socket=True)[0], threading.Event())
     assert r["server"] == "villa-socket" and r["duration"] >= 2.0
@@ -226,7 +250,8 @@ def test_ctrl_c_stops_and_keeps_the_finished_games(tmp_path):
 def test_bad_arguments_exit_2_with_one_line(tmp_path):
     for args, words in ((["--games", "0"], "--games must be at least 1"),
                         (["--players", "12"], "--players must be 1..11"),
-                        (["--config", str(tmp_path / "nope.yaml")], "no such team configuration")):
+                        (["--config", str(tmp_path / "nope.yaml")], "no such team configuration"),
+                        (["--penalty", "--players", "2"], "--penalty is 1 v 1")):
         r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "games", *args, "--out", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and words in r.stderr, r.stderr

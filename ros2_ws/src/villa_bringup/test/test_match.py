@@ -27,7 +27,23 @@ def test_short_2v2_match_completes(tmp_path, ros_domain):
     assert (tmp_path / "villa" / "p1" / "player.log").exists()
 
 
+def test_a_penalty_kick_through_the_nodes(tmp_path, ros_domain):
+    """--penalty (§14): villa's striker against allball's goalie, one player each, the nodes told their roles."""
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--penalty", "--duration", "6",
+                        "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "penalty kick: villa's striker v allball's goalie" in r.stdout and "penalty kick: villa" in r.stdout
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["penalty"]["striker"] == "villa" and result["duration"] > 0
+    logs = {team: (tmp_path / team / "p1" / "player.log").read_text() for team in ("villa", "allball")}
+    assert "penalty striker" in logs["villa"] and "penalty goalie" in logs["allball"]
+    assert not (tmp_path / "villa" / "p2").exists()
+
+
 def test_match_refuses_bad_arguments():
     r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--duration", "-1"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--duration must be positive" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--penalty", "--players", "3"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--penalty is 1 v 1" in r.stderr

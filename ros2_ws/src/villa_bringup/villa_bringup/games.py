@@ -13,6 +13,10 @@ A (``--config`` with ``--variant``) plays the left half in even games and the ri
 (``--opponent-config`` with ``--opponent``). Output in ``--out``: one JSON line per game (games.jsonl, also printed),
 summary.json, a summary table and games.png (goal difference and falls per game). Ctrl-C stops the games under way
 and keeps the finished ones. Same seed and configuration on villa sim: the same game.
+
+``--penalty``: a penalty shoot-out (report §14) instead: every game is one penalty kick, a striker of the left team
+against the right team's goalie, the ball on the centre spot in play on, 40 simulated s (``--duration``); it ends at
+a goal, when the ball leaves the field or when the time is up. Team A shoots in even games, team B in odd ones.
 """
 
 from __future__ import annotations
@@ -41,7 +45,29 @@ from villa_nao.interrupt import interruptible
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
 SETTLE = 1.0                      # simulated s every player stands beamed on its half before the kick-off
+PENALTY_TIME = 40.0               # simulated s of a penalty kick (report §14)
+PENALTY_ROLES = {"left": "striker", "right": "goalie"}     # a penalty game: the left team shoots
 CYCLE = 0.02
+
+
+def with_penalty_role(players: list[dict], role: str) -> list[dict]:
+    """Team configuration `players` entries whose strategy takes the §14 penalty `role` (striker | goalie)."""
+    return [{**p, "params": {**(p.get("params") or {}), "strategy": {
+        **((p.get("params") or {}).get("strategy") or {}), "penalty": role}}} for p in players]
+
+
+def start_penalty(trainer, server: str) -> None:
+    """A penalty kick starts in play on with the ball on the centre spot: villa sim's (dropBall) drops it where it
+    lies; SimSpark's drop ball would move the striker 2 m away from it, so there the play mode is set instead."""
+    if server == "simspark":
+        trainer.play_mode("PlayOn")
+    else:
+        trainer.drop_ball()
+
+
+def penalty_over(gt) -> bool:
+    """A penalty kick ends early at a goal, or when the ball left the field (any play mode but play on)."""
+    return gt.score_left + gt.score_right > 0 or gt.play_mode != "PlayOn"
 
 
 class GameError(RuntimeError):
@@ -70,14 +96,16 @@ class GameSpec:
     out: str
     connect_timeout: float = 60.0
     stall_timeout: float = 60.0
+    penalty: bool = False         # one penalty kick (§14): the left team's striker against the right team's goalie
 
     @property
     def a_left(self) -> bool:
         return self.index % 2 == 0
 
 
-def team_config(spec: TeamSpec, players: int, backend: str, port: int) -> TeamConfig:
-    """The team of a game: `spec`'s configuration file with the game's team name, variant, backend and size."""
+def team_config(spec: TeamSpec, players: int, backend: str, port: int, penalty: str = "") -> TeamConfig:
+    """The team of a game: `spec`'s configuration file with the game's team name, variant, backend and size; with
+    `penalty` (striker | goalie) every player's strategy takes that §14 penalty role."""
     path = Path(spec.config)
     try:
         data = yaml.safe_load(path.read_text())
@@ -91,6 +119,8 @@ def team_config(spec: TeamSpec, players: int, backend: str, port: int) -> TeamCo
             "server": {"host": "127.0.0.1", "port": port},
             "players": [{k: v for k, v in p.items() if k not in ("backend", "host", "port")}
                         for p in data["players"][:players]]}
+    if penalty:
+        data["players"] = with_penalty_role(data["players"], penalty)
     return parse(data, str(path))
 
 
@@ -147,7 +177,7 @@ class Game:
         self.teams: dict[str, list[PlayerPipeline]] = {"left": [], "right": []}
         log = logging.getLogger(f"villa_games.{spec.index}")
         for side, t in self.sides.items():
-            cfg = team_config(t, spec.players, backend, port)
+            cfg = team_config(t, spec.players, backend, port, PENALTY_ROLES[side] if spec.penalty else "")
             for p in cfg.players:
                 params = node_parameters(cfg, p)
                 params["bridge"] = {**params["bridge"], "reconnect": False, "sync_watchdog": 30.0,
@@ -175,6 +205,10 @@ class Game:
         progress(played)
         return played
 
+    def over(self, gt) -> bool:
+        """A penalty game ends early (penalty_over)."""
+        return self.spec.penalty and penalty_over(gt)
+
     def _motion_context(self, team: str, unum: int):
         for pl in self.players:
             if pl.team == team and (pl.session.unum or pl.backend.unum) == unum:
@@ -191,6 +225,8 @@ class Game:
                "players": self.spec.players, "duration": round(played, 3), "wall": round(wall, 3),
                "cpu": round(cpu, 3), "sim_per_wall": round(played / max(wall, 1e-9), 3),
                "sim_per_cpu": round(played / max(cpu, 1e-9), 3)}
+        if self.spec.penalty:
+            out["penalty"] = {"striker": self.sides["left"].label}
         minutes = self.spec.players * played / 60.0
         for label, side in sides.items():
             team = self.teams[side]
@@ -250,7 +286,10 @@ class HostedGame(Game):
                                 f"{self.spec.connect_timeout:.0f} simulated s")
             if stop.is_set():
                 raise KeyboardInterrupt
-        server.kick_off("Left")
+        if self.spec.penalty:
+            start_penalty(server, "villa")          # §14: the ball on the centre spot, play on
+        else:
+            server.kick_off("Left")
         server.step()
         self.kickoff_time = server.truth().game_time
         cycles = 0
@@ -259,8 +298,9 @@ class HostedGame(Game):
             cycles += 1
             if cycles % SAMPLE_EVERY:
                 continue
-            played = self.sample(server.truth(), server.kick_off, progress)
-            if played >= self.spec.duration - 1e-6 or stop.is_set():
+            gt = server.truth()
+            played = self.sample(gt, server.kick_off, progress)
+            if played >= self.spec.duration - 1e-6 or stop.is_set() or self.over(gt):
                 break
         if stop.is_set() and played < self.spec.duration - 1e-6:
             raise KeyboardInterrupt
@@ -305,7 +345,10 @@ class SocketGame(Game):
                 trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
             else:
                 trainer.wait_for(lambda g, t=gt.sim_time: g.sim_time >= t + SETTLE, timeout=self.spec.stall_timeout)
-            trainer.kick_off("Left")
+            if self.spec.penalty:
+                start_penalty(trainer, self.spec.server)
+            else:
+                trainer.kick_off("Left")
             gt = trainer.wait_for(lambda g: g.play_mode != "BeforeKickOff", timeout=self.spec.stall_timeout)
             self.kickoff_time = gt.game_time
             next_t, played = gt.sim_time, 0.0
@@ -321,6 +364,8 @@ class SocketGame(Game):
                 except Exception as e:
                     raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s ({e})") from e
                 played = self.sample(gt, trainer.kick_off, progress)
+                if self.over(gt):
+                    break
             return self.result(played, time.monotonic() - w0, _cpu(server) - c0)
         finally:
             for pl in self.players:
@@ -537,6 +582,11 @@ def summarize(results: list[dict]) -> dict:
                       "errors": sum(x["errors"] for x in rs),
                       "cycles": sum(x["cycles"] for x in rs),
                       "late_cycles": sum(x["late_cycles"] for x in rs)}
+    kicks = [r for r in results if "penalty" in r]
+    if kicks:                                           # a shoot-out: each team's penalty kicks and goals
+        out["penalty"] = {label: {"kicks": sum(r["penalty"]["striker"] == label for r in kicks),
+                                  "goals": sum(r["penalty"]["striker"] == label and r[label]["score"] > 0
+                                               for r in kicks)} for label in ("A", "B")}
     return out
 
 
@@ -566,6 +616,10 @@ def table(s: dict) -> str:
             f"{f(s['goal_difference_mean'], '{:+.2f}')} +- {f(se)} (standard error); "
             f"{s['simulated_s']:.0f} simulated s in {s['cpu_s']:.0f} CPU s "
             f"({s['simulated_s'] / max(s['cpu_s'], 1e-9):.2f} simulated s per CPU s)")
+    pen = s.get("penalty")
+    if pen:
+        head += (f"\n  penalty shoot-out: A scored {pen['A']['goals']} of {pen['A']['kicks']} penalty kicks, "
+                 f"B {pen['B']['goals']} of {pen['B']['kicks']}")
     w = max(len(r[0]) for r in rows)
     lines = [head, f"  {'':<{w}} {'A':>22} {'B':>22}"]
     lines += [f"  {r[0]:<{w}} {r[1]:>22} {r[2]:>22}" for r in rows]
@@ -603,8 +657,9 @@ def plot(results: list[dict], path: Path) -> None:
 # --- the command ---------------------------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=10, help="games to play (default 10)")
-    p.add_argument("--duration", type=float, default=120.0, help="simulated s per game from the kick-off (default 120)")
-    p.add_argument("--players", type=int, default=2, help="players per team (default 2)")
+    p.add_argument("--duration", type=float, default=None,
+                   help=f"simulated s per game from the kick-off (default 120; --penalty {PENALTY_TIME:.0f})")
+    p.add_argument("--players", type=int, default=None, help="players per team (default 2; --penalty 1)")
     p.add_argument("--config", default=None, help="team A's configuration (default villa_bringup's config/team.yaml)")
     p.add_argument("--variant", choices=VARIANTS, default=None,
                    help="team A's strategy variant (§11.5; default: its configuration's)")
@@ -620,6 +675,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--connect-timeout", type=float, default=60.0, help="s for the players to join (default 60)")
     p.add_argument("--stall-timeout", type=float, default=60.0,
                    help="socket games: wall s without simulated time advancing before a game is abandoned")
+    p.add_argument("--penalty", action="store_true",
+                   help=f"a penalty shoot-out (§14): each game a penalty kick, 1 v 1, {PENALTY_TIME:.0f} s by default")
 
 
 def _config_name(path: Path) -> tuple[str, str]:
@@ -641,10 +698,11 @@ def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
         b_name = f"{a_name}2"
     a = TeamSpec("A", str(a_cfg), a_variant, a_name)
     b = TeamSpec("B", str(b_cfg), b_variant, b_name)
+    penalty = bool(getattr(args, "penalty", False))
     for t in (a, b):                                       # a bad configuration stops here, with its reason
-        team_config(t, args.players, "rcssservermj", 3100)
+        team_config(t, args.players, "rcssservermj", 3100, "striker" if penalty else "")
     return [GameSpec(i, args.seed + i, args.duration, args.players, args.server, args.socket,
-                     args.noise == "simspark", a, b, str(args.out), args.connect_timeout, args.stall_timeout)
+                     args.noise == "simspark", a, b, str(args.out), args.connect_timeout, args.stall_timeout, penalty)
             for i in range(args.games)]
 
 
@@ -653,6 +711,14 @@ def main(args: argparse.Namespace | None = None) -> int:
         parser = argparse.ArgumentParser(prog="villa games", description=__doc__.splitlines()[0])
         add_arguments(parser)
         args = parser.parse_args()
+    penalty = bool(getattr(args, "penalty", False))
+    if penalty and args.players not in (None, 1):
+        print("villa games: --penalty is 1 v 1 (a striker and a goalie); leave out --players", file=sys.stderr)
+        return 2
+    if args.duration is None:
+        args.duration = PENALTY_TIME if penalty else 120.0
+    if args.players is None:
+        args.players = 1 if penalty else 2
     for name, ok, what in (("--games", args.games >= 1, "at least 1"), ("--duration", args.duration > 0, "positive"),
                            ("--players", 1 <= args.players <= 11, "1..11"), ("--jobs", args.jobs >= 1, "at least 1")):
         if not ok:
@@ -678,7 +744,8 @@ def main(args: argparse.Namespace | None = None) -> int:
         print(f"villa games: {e}", file=sys.stderr)
         return 2
     a, b = specs[0].a, specs[0].b
-    print(f"villa games: {len(specs)} games of {args.duration:.0f} simulated s, {args.players} v {args.players}, "
+    kind = "penalty kicks" if penalty else "games"
+    print(f"villa games: {len(specs)} {kind} of {args.duration:.0f} simulated s, {args.players} v {args.players}, "
           f"A {a.name} ({a.variant}) v B {b.name} ({b.variant}), sides alternating, server {args.server}"
           f"{' (socket)' if args.socket else ''}, {min(args.jobs, len(specs))} at once; output in {out}",
           file=sys.stderr, flush=True)

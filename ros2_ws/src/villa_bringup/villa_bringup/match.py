@@ -5,7 +5,8 @@ time (villa on the left, by default a §11.5
 variant of villa on the right), kicks off through the trainer, plays the given simulated time with live progress
 (simulated time, score, real-time factor) and prints a final table: score, ball possession, falls and
 localization error (each player's `pose` against the server's ground truth). Exit code 0 for a completed match;
-1 with a reason otherwise (simulator died, players never connected, the game stalled).
+1 with a reason otherwise (simulator died, players never connected, the game stalled). ``--penalty``: one §14
+penalty kick instead, villa's striker against the opponent's goalie (villa_bringup.games: the same start and end).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from villa_bringup.accounting import Accounting, beamed
+from villa_bringup.games import PENALTY_TIME, penalty_over, start_penalty, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
 
@@ -76,8 +78,9 @@ SERVERS = {"villa": "rcssservermj", "simspark": "simspark"}      # --server -> t
 
 
 def team_file(base: Path, team: str, variant: str, port: int, players: int | None, out_dir: Path,
-              composition: str | None, backend: str = "rcssservermj") -> Path:
-    """A copy of a team configuration with the match's team name, variant, server, backend and player count."""
+              composition: str | None, backend: str = "rcssservermj", penalty: str = "") -> Path:
+    """A copy of a team configuration with the match's team name, variant, server, backend and player count (and
+    with `penalty`, every player's §14 penalty role)."""
     data = yaml.safe_load(base.read_text())
     data["team"] = team
     data["variant"] = variant
@@ -95,6 +98,8 @@ def team_file(base: Path, team: str, variant: str, port: int, players: int | Non
         p.pop("backend", None)
         p.pop("port", None)
         p.pop("host", None)
+    if penalty:
+        data["players"] = with_penalty_role(data["players"], penalty)
     path = out_dir / f"{team}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     load(path)  # validate now: a bad configuration stops here with its one-line reason
@@ -128,8 +133,9 @@ class PoseListener:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", choices=tuple(SERVERS), default="villa",
                    help="villa: the embedded simulator (default); simspark: the real rcssserver3d (installed)")
-    p.add_argument("--duration", type=float, default=120.0, help="simulated seconds to play (default 120)")
-    p.add_argument("--players", type=int, default=2, help="players per team (default 2; --full for 11)")
+    p.add_argument("--duration", type=float, default=None,
+                   help=f"simulated seconds to play (default 120; --penalty {PENALTY_TIME:.0f})")
+    p.add_argument("--players", type=int, default=None, help="players per team (default 2; --full for 11)")
     p.add_argument("--full", action="store_true", help="11 v 11 with config/team_11.yaml for both teams")
     p.add_argument("--opponent", choices=VARIANTS, default="allball",
                    help="the right team's strategy variant (UT Austin Villa 2011 report §11.5; default allball)")
@@ -144,6 +150,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--connect-timeout", type=float, default=60.0, help="s to wait for each player (default 60)")
     p.add_argument("--stall-timeout", type=float, default=60.0,
                    help="wall s without simulated time advancing before the match is abandoned (default 60)")
+    p.add_argument("--penalty", action="store_true",
+                   help="one penalty kick (§14): villa's striker against the opponent's goalie, 1 v 1")
 
 
 def main(args: argparse.Namespace | None = None) -> int:
@@ -151,6 +159,15 @@ def main(args: argparse.Namespace | None = None) -> int:
         parser = argparse.ArgumentParser(prog="villa match", description=__doc__.splitlines()[0])
         add_arguments(parser)
         args = parser.parse_args()
+    penalty = bool(getattr(args, "penalty", False))
+    if penalty and (args.full or args.players not in (None, 1)):
+        print("villa match: --penalty is 1 v 1 (a striker and a goalie); leave out --players and --full",
+              file=sys.stderr)
+        return 2
+    if args.duration is None:
+        args.duration = PENALTY_TIME if penalty else 120.0
+    if args.players is None:
+        args.players = 1 if penalty else 2
     if args.duration <= 0:
         print("villa match: --duration must be positive (simulated seconds)", file=sys.stderr)
         return 2
@@ -216,10 +233,12 @@ def play(args: argparse.Namespace) -> dict:
         _log(f"ROS_DOMAIN_ID={lease.domain_id}; logs in {log_dir}")
         cfg_dir = Path(tempfile.mkdtemp(prefix="villa-match-", dir=log_dir))
         backend = SERVERS[args.server]
+        penalty = bool(getattr(args, "penalty", False))
         left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition,
-                              backend))
+                              backend, "striker" if penalty else ""))
         right = load(team_file(opp_cfg, args.opponent if args.opponent != "villa" else "villa2", args.opponent,
-                               sim.agent_port, players, cfg_dir, args.composition, backend))
+                               sim.agent_port, players, cfg_dir, args.composition, backend,
+                               "goalie" if penalty else ""))
         trainer = trainer_cls(port=sim.monitor_port)
         poses = PoseListener({left.team: [p.unum for p in left.players], right.team: [p.unum for p in right.players]})
         for cfg in (left, right):  # the first team to connect plays on the left
@@ -237,8 +256,12 @@ def play(args: argparse.Namespace) -> dict:
             trainer.wait_for(beamed, timeout=args.stall_timeout)
         except TrainerError as e:
             raise MatchError(f"the server did not show all {n} players standing on their own half: {e}") from e
-        trainer.kick_off("Left")
-        _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
+        if penalty:
+            start_penalty(trainer, args.server)
+            _log(f"penalty kick: {left.team}'s striker v {right.team}'s goalie, {args.duration:.0f} simulated s")
+        else:
+            trainer.kick_off("Left")
+            _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
         return _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
     finally:
         for r in reversed(runners):
@@ -291,12 +314,17 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
                  f"mode {gt.play_mode}  real-time factor {rtf:.2f}")
         if played >= args.duration:
             break
+        if getattr(args, "penalty", False) and penalty_over(gt):
+            _log(f"penalty kick over at t={played:.1f} s: " + ("goal" if gt.score_left else f"mode {gt.play_mode}"))
+            break
     wall = time.monotonic() - start_wall
     cpu.sample(cpu_groups())
     cpu_s = cpu.seconds()
     result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": account.samples,
               "cpu_seconds": cpu_s, "cpu_cores": sum(cpu_s.values()) / max(wall, 1e-6),
               "teams": {side: account.summary(side) for side in ("left", "right")}}
+    if getattr(args, "penalty", False):
+        result["penalty"] = {"striker": left_team, "scored": gt.score_left > 0}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -314,6 +342,9 @@ def print_table(result: dict) -> None:
             ("heading error", fmt(left["heading_error_mean"], " deg"), fmt(right["heading_error_mean"], " deg"))]
     print(f"\nvilla match: {result['duration']:.1f} simulated s in {result['wall']:.0f} wall s "
           f"(real-time factor {result['real_time_factor']:.2f})")
+    if "penalty" in result:
+        print(f"  penalty kick: {result['penalty']['striker']} " + ("scored" if result["penalty"]["scored"]
+                                                                     else "did not score"))
     for name, a, b in rows:
         print(f"  {name:<20} {a:>14} {b:>14}")
     cpu = result.get("cpu_seconds")

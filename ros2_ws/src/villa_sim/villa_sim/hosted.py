@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from rcsssmj.games.soccer.sim.soccer_commands import KickOffCommand
+from rcsssmj.games.soccer.sim.soccer_commands import DropBallCommand, KickOffCommand
 from rcsssmj.games.teams import TeamSide
 from rcsssmj.server.perception_encoder import DefaultPerceptionEncoder
 
@@ -70,6 +70,10 @@ class HostedServer:
     def kick_off(self, side: str = "Left") -> None:
         """The trainer's (kickOff Left|Right), applied with the next step."""
         self._commands.append(KickOffCommand((TeamSide.LEFT if side.lower() == "left" else TeamSide.RIGHT).value))
+
+    def drop_ball(self) -> None:
+        """The trainer's (dropBall): play on with the ball where it lies, applied with the next step."""
+        self._commands.append(DropBallCommand())
 
     def truth(self) -> GroundTruth:
         return parse_ground_truth(self.sim.ground_truth_sexp().encode())

@@ -15,7 +15,7 @@ import numpy as np
 from villa_motion import kick as KK
 from villa_nao import field as F
 from villa_strategy import behaviours as B
-from villa_strategy import comm, formation, goalie, role_assignment, set_plays
+from villa_strategy import comm, formation, goalie, penalty, role_assignment, set_plays
 from villa_strategy.voting import Voting
 
 # villa_msgs/GameState play modes (same values; test_decision checks them against the message)
@@ -28,6 +28,9 @@ KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpa
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
 HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used when ours is not valid (§6)
+PENALTY_ROLES = ("", "striker", "goalie")   # §14 penalty shoot-out roles ("" = a game)
+PENALTY_SHOT_FOLLOW = 3.0  # s after its shot the striker dribbles again (§14: an unsuccessful kick is followed up)
+PENALTY_STRIKER_BEAM = (-0.4, 0.0, 0.0)     # behind the ball on the centre spot, facing their goal
 
 
 @dataclass
@@ -79,6 +82,7 @@ class StrategyParams:
     kick_turn_tolerance: float = 0.12  # rad (behaviours.kick_approach; villa_optimize's §13.2 task uses the same)
     kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
     seed: int | None = None           # random kick-off angle (§11.2.1)
+    penalty: str = ""                 # §14 penalty shoot-out role: striker | goalie ("" = a game)
 
 
 class TeamPlayer:
@@ -88,6 +92,8 @@ class TeamPlayer:
     def __init__(self, unum: int, params: StrategyParams, body: B.Body | None = None) -> None:
         if params.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {params.variant!r}")
+        if params.penalty not in PENALTY_ROLES:
+            raise ValueError(f"penalty must be striker, goalie or empty, got {params.penalty!r}")
         self.unum, self.p = unum, params
         self.body = body or B.default_body()
         self.goalie = params.goalie_unum if formation.has_goalie(params.team_size) else None   # small teams: none
@@ -105,6 +111,8 @@ class TeamPlayer:
                                       turn_tolerance=params.kick_turn_tolerance, hysteresis=params.kick_hysteresis)
         self._kick_since: float | None = None       # game time the current kick attempt began (§12.7: 15 s)
         self._kickoff_dir: float | None = None
+        self._penalty_start: float | None = None    # game time the penalty kick began (§14: 40 s)
+        self._penalty_shot: float | None = None     # game time of the striker's shot
 
     @property
     def _kick_name(self) -> str | None:
@@ -189,6 +197,8 @@ class TeamPlayer:
         ball = self.shared_ball(w, game_time)
         me = np.array(w.pose[:2])
         theta = w.pose[2]
+        if self.p.penalty:
+            return self._penalty(w, ball, me, theta, play_mode, game_time)
         if play_mode in BEAM_MODES:
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
@@ -245,7 +255,9 @@ class TeamPlayer:
             return Decision(role, tuple(target), walk=walk, head_ball_focus=True, say=say, assignment=agreed,
                             method=method)
         target = targets.get(role, me)
-        if play_mode in (GOAL_KICK_OWN, GOAL_KICK_OPP):
+        if play_mode in (GOAL_KICK_OWN, GOAL_KICK_OPP, CORNER_KICK_OWN):
+            # §11.2.3: at our corner kick the others take the offensive goal-kick formation (the onBall player plays
+            # the ball over their end line); onBall's spot, the one nearest their goal, stays open for it
             spots = set_plays.defensive_goal_kick() if play_mode == GOAL_KICK_OWN else set_plays.offensive_goal_kick()
             idx = formation.ROLE_ORDER.index(role) if role in formation.ROLE_ORDER else 0
             target = spots[idx % len(spots)]
@@ -256,6 +268,49 @@ class TeamPlayer:
         walk = B.go_to(me, theta, target, face=face, obstacles=obstacles, body=self.body)
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
+
+    def _penalty(self, w: WorldView, ball, me, theta: float, play_mode: int, game_time: float) -> Decision:
+        """§14 penalty kick, the ball on the centre spot. The striker dribbles to about a metre outside their goal box
+        and shoots into the larger gap between their goalie and a post; after an unsuccessful shot
+        (PENALTY_SHOT_FOLLOW s) it dribbles on, and after 25 s it only dribbles. The goalie positions as in §9 but
+        steps up to its box's top edge with the ball within 3.5 m of the goal, goes to a ball inside its box and
+        dribbles it out, and dives as the game's goalie does."""
+        role = self.p.penalty
+        if play_mode in BEAM_MODES:
+            self._penalty_start = self._penalty_shot = None
+            g = goalie.goalie_position((0.0, 0.0))
+            spot = PENALTY_STRIKER_BEAM if role == "striker" else (float(g[0]), float(g[1]), 0.0)
+            return Decision(role, spot[:2], beam=spot, method="penalty")
+        if play_mode == GAME_OVER:
+            return Decision(role, tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True), method="penalty")
+        if self._penalty_start is None:
+            self._penalty_start = game_time
+        face = math.atan2(ball[1] - me[1], ball[0] - me[0])
+        if role == "goalie":
+            near = float(np.linalg.norm(ball - me)) < self.p.dive_max_distance
+            skill = goalie.dive_decision(me, ball, w.ball_velocity) if (
+                w.ball_valid and w.localized and near and game_time - self._last_dive > self.p.dive_cooldown) else None
+            if skill:
+                self._last_dive = game_time
+                return Decision(role, tuple(me), skill=skill, method="penalty")
+            if ball[0] < -set_plays.BOX_X and abs(ball[1]) < set_plays.BOX_Y:        # in our box: out with it
+                target, walk = B.dribble(me, theta, ball, w.opponents, (), self.body, self.p.positioning_distance)
+            else:
+                target = penalty.penalty_goalie_target(ball)
+                walk = B.go_to(me, theta, target, face=face, body=self.body)
+            return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=True,
+                            method="penalty")
+        plan = penalty.striker_plan(ball, game_time - self._penalty_start)
+        shot_over = self._penalty_shot is not None and game_time - self._penalty_shot > PENALTY_SHOT_FOLLOW
+        if plan == "shoot" and self.kicks and not shot_over:
+            keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
+            step = self.kicker.execute(me, theta, ball, penalty.striker_shot(ball, keeper))
+            if step.skill is not None and self._penalty_shot is None:
+                self._penalty_shot = game_time
+            return Decision(role, tuple(step.target), walk=step.walk, skill=step.skill,
+                            skill_params=dict(step.params or {}), head_ball_focus=True, method="penalty")
+        target, walk = B.dribble(me, theta, ball, w.opponents, (), self.body, self.p.positioning_distance)
+        return Decision(role, tuple(target), walk=walk, head_ball_focus=True, method="penalty")
 
     def _kickoff_kick(self) -> tuple[float, list[KK.KickDef]]:
         """§11.2.1: the kick-off kick's direction (5-20° left or right, drawn once per kick-off) and its kicks."""
@@ -277,7 +332,8 @@ class TeamPlayer:
 
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
         """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
-        up) and the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random). The kick is chosen by
+        up), the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random) and our §11.2.3 corner kick
+        (over their end line, away from the goal). The kick is chosen by
         the §13.1.1 cost and approached; once at its stand-at point, and the IK reaches the curve (§13.1.1), the
         motion skill kick_<name> is requested. None: dribble instead (§12.4-12.6)."""
         if not self.kicks:
@@ -286,7 +342,12 @@ class TeamPlayer:
         if not kickoff:
             self._kickoff_dir = None
         goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
-        if kickoff:
+        if play_mode == CORNER_KICK_OWN:
+            # §11.2.3: our corner kick goes over their end line, away from the goal (a goal kick for them, with our
+            # others already in the offensive goal-kick formation)
+            out = set_plays.corner_kick_out_target(ball)
+            direction, pool = math.atan2(out[1] - ball[1], out[0] - ball[0]), list(self.kicks.values())
+        elif kickoff:
             if w.since_beam < self.p.kickoff_settle:
                 # a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the ball it
                 # sees at its feet is cm off; a step then takes it off the spot the beam chose (issue 19: 4 of 10

@@ -81,7 +81,8 @@ class StrategyNode(Node):
         self.create_subscription(FallState, "fall_state", self._on_fall, QOS)
         s = self.stage
         self.get_logger().info(f"strategy: #{s.unum} of {s.params.team_size}, variant {s.params.variant}, robot type "
-                               f"{s.player.body.robot_type}")
+                               f"{s.player.body.robot_type}" + (f", penalty {s.params.penalty}" if s.params.penalty
+                                                                else ""))
 
     def _on_world(self, msg: WorldModel) -> None:
         self.stage.world_estimate(estimate_from_msg(msg))

@@ -52,7 +52,7 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
                           kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
-                          kickoff_settle=float(p["kickoff_settle"]), seed=seed)
+                          kickoff_settle=float(p["kickoff_settle"]), penalty=str(p["penalty"]), seed=seed)
 
 
 def body_from_params(p: Mapping[str, Any]) -> B.Body:
