@@ -11,8 +11,10 @@ When the observations stop fitting the particles (a robot moved by the referee, 
 particles rarely land near the truth. The filter tracks how well each update's observations fit (the particles' mean
 likelihood per observation, averaged fast and slow: augmented MCL) and, as the fast average drops below the slow one,
 draws up to `reset_fraction_max` of the particles from the seen landmarks themselves (sensor resetting: poses at the
-observed distances and bearings, triangulated from two landmarks). While the fit is collapsed the filter is *lost*:
-it reports the whole particle set's covariance, never less than `lost_sigma`, instead of the tight cluster's.
+observed distances and bearings, triangulated from two landmarks; never from one alone, whose poses form a ring of
+its distance's radius that fits it perfectly and crowds out the truth). While the fit is collapsed the filter is
+*lost*: it reports the whole particle set's covariance, never less than `lost_sigma`, instead of the tight cluster's.
+A particle farther than `field_margin` outside the field lines gets no weight (robots play on the field).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class PFParams:
     lost_ratio: float = 0.2                                    # fast fit below this share of the slow one: lost
     lost_fit: float = 1e-3                                     # ... or below this (per-observation likelihood)
     lost_sigma: float = 2.0                                    # m, the smallest position sigma reported while lost
+    field_margin: float = 1.5                                  # m outside the field lines a robot may stand
+    outlier: float = 0.05                                      # share of a landmark's likelihood that is an outlier
 
 
 @dataclass(frozen=True)
@@ -164,36 +168,55 @@ class ParticleFilter:
         self.particles[:, 2] = _wrap(th + mt)
 
     # --- (2) observations -------------------------------------------------------------------------------
-    def log_likelihood(self, landmarks: list[Landmark], lines=()) -> np.ndarray:
+    def log_likelihood(self, landmarks: list[Landmark], lines=(), robust: bool = False) -> np.ndarray:
+        """Per particle: the observations' Gaussian log-likelihood; `robust`: each landmark's likelihood mixed with
+        an outlier share (`outlier`), so that one observation several sigmas off (a bearing 4-7 deg off, seen in
+        games) costs the particles that are right at most log(outlier) instead of handing the weight to the few
+        random particles it happens to fit."""
+        gauss, mixed = self._log_likelihoods(landmarks, lines)
+        return mixed if robust else gauss
+
+    def _log_likelihoods(self, landmarks: list[Landmark], lines=()) -> tuple[np.ndarray, np.ndarray]:
+        """(Gaussian, robust) log-likelihoods per particle, the lines' term (the costly part) computed once."""
         x, y, th = self.particles.T
-        logw = np.zeros(len(x))
+        gauss, mixed = np.zeros(len(x)), np.zeros(len(x))
+        eps = self.p.outlier
         for lm in landmarks:
             dxl, dyl = lm.x - x, lm.y - y
             d = np.hypot(dxl, dyl)
             b = _wrap(np.arctan2(dyl, dxl) - th)
             sd = max(lm.distance_sigma, self.p.min_distance_sigma)
             sb = max(lm.bearing_sigma, self.p.min_bearing_sigma)
-            logw += -0.5 * ((d - lm.distance) / sd) ** 2 - 0.5 * (_wrap(b - lm.bearing) / sb) ** 2
+            term = -0.5 * ((d - lm.distance) / sd) ** 2 - 0.5 * (_wrap(b - lm.bearing) / sb) ** 2
+            gauss += term
+            mixed += np.logaddexp(math.log1p(-eps) + term, math.log(eps)) if eps > 0 else term
         if len(lines):
             pts = np.asarray(lines, dtype=float).reshape(-1, 2)      # body-frame endpoints
             cos, sin = np.cos(th)[:, None], np.sin(th)[:, None]
             fx = x[:, None] + cos * pts[:, 0] - sin * pts[:, 1]
             fy = y[:, None] + sin * pts[:, 0] + cos * pts[:, 1]
             dist = _point_segment_distance(fx, fy)                    # (n, k)
-            logw += -0.5 * self.p.line_weight * np.sum((dist / self.p.line_sigma) ** 2, axis=1)
-        return logw
+            term = -0.5 * self.p.line_weight * np.sum((dist / self.p.line_sigma) ** 2, axis=1)
+            gauss += term
+            mixed += term
+        return gauss, mixed
 
     def update(self, landmarks: list[Landmark], lines=()) -> bool:
         """Weight by the observations (log space), then resample. Returns False (nothing done) without landmarks."""
         if not landmarks and not len(lines):
             return False
-        logw = self.log_likelihood(landmarks, lines)
+        fit_logw, logw = self._log_likelihoods(landmarks, lines)
+        x, y = self.particles[:, 0], self.particles[:, 1]
+        off_field = (np.abs(x) > F.HALF_LENGTH + self.p.field_margin) | (np.abs(y) > F.HALF_WIDTH + self.p.field_margin)
         # how well the observations fit: the particles' mean likelihood per observation (0..1)
         terms = len(landmarks) + self.p.line_weight * 2 * len(lines)
-        self.fit = float(np.mean(np.exp(logw / terms)))
+        self.fit = float(np.mean(np.exp(fit_logw[~off_field] / terms))) if not off_field.all() else 0.0
         self.fit_slow += self.p.fit_alpha_slow * (self.fit - self.fit_slow)
         self.fit_fast += self.p.fit_alpha_fast * (self.fit - self.fit_fast)
         self._unknown = False
+        logw[off_field] = -np.inf
+        if off_field.all():                              # nothing on the field (cannot happen after a reset)
+            logw[:] = 0.0
         logw -= logw.max()
         w = np.exp(logw)
         w /= w.sum()
@@ -219,7 +242,7 @@ class ParticleFilter:
     def _resample(self, landmarks=()) -> None:
         n = self.p.particles
         n_random = int(round(self.p.random_fraction * n))
-        n_reset = int(round(self.reset_fraction * n)) if landmarks else 0
+        n_reset = int(round(self.reset_fraction * n)) if len(landmarks) >= 2 else 0
         k = n - n_random - n_reset
         positions = (self.rng.random() + np.arange(k)) / k          # systematic resampling
         idx = np.minimum(np.searchsorted(np.cumsum(self.weights), positions), len(self.weights) - 1)

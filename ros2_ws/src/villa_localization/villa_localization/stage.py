@@ -73,7 +73,10 @@ class LocalizationStage:
         pf = PFParams(particles=int(p["particles"]), odom_factors=tuple(float(v) for v in p["odom_factors"]),
                       random_fraction=float(p["random_fraction"]), line_sigma=float(p["line_sigma"]),
                       reset_fraction_max=float(p["reset_fraction_max"]), lost_ratio=float(p["lost_ratio"]),
-                      lost_sigma=float(p["lost_sigma"]))
+                      lost_sigma=float(p["lost_sigma"]), field_margin=float(p["field_margin"]),
+                      outlier=float(p["outlier"]))
+        if not 0.0 <= pf.outlier < 1.0:
+            raise ValueError(f"outlier must be in [0, 1), got {pf.outlier}")
         if pf.particles < 10:
             raise ValueError(f"particles must be at least 10, got {pf.particles}")
         model = WorldModel(pf_params=pf, ball_params=BallParams(accel_sigma=float(p["ball_accel_sigma"]),
