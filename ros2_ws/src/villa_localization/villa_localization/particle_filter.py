@@ -168,16 +168,11 @@ class ParticleFilter:
         self.particles[:, 2] = _wrap(th + mt)
 
     # --- (2) observations -------------------------------------------------------------------------------
-    def log_likelihood(self, landmarks: list[Landmark], lines=(), robust: bool = False) -> np.ndarray:
-        """Per particle: the observations' Gaussian log-likelihood; `robust`: each landmark's likelihood mixed with
-        an outlier share (`outlier`), so that one observation several sigmas off (a bearing 4-7 deg off, seen in
-        games) costs the particles that are right at most log(outlier) instead of handing the weight to the few
-        random particles it happens to fit."""
-        gauss, mixed = self._log_likelihoods(landmarks, lines)
-        return mixed if robust else gauss
-
-    def _log_likelihoods(self, landmarks: list[Landmark], lines=()) -> tuple[np.ndarray, np.ndarray]:
-        """(Gaussian, robust) log-likelihoods per particle, the lines' term (the costly part) computed once."""
+    def log_likelihoods(self, landmarks: list[Landmark], lines=()) -> tuple[np.ndarray, np.ndarray]:
+        """Per particle, the observations' (Gaussian, robust) log-likelihoods. Robust: each landmark's likelihood
+        mixed with an outlier share (`outlier`), so that one observation several sigmas off (a bearing 4-7 deg off,
+        seen in games) costs the particles that are right at most log(outlier) instead of handing the weight to the
+        few random particles it happens to fit. The lines' term (the costly part) is computed once for both."""
         x, y, th = self.particles.T
         gauss, mixed = np.zeros(len(x)), np.zeros(len(x))
         eps = self.p.outlier
@@ -205,7 +200,7 @@ class ParticleFilter:
         """Weight by the observations (log space), then resample. Returns False (nothing done) without landmarks."""
         if not landmarks and not len(lines):
             return False
-        fit_logw, logw = self._log_likelihoods(landmarks, lines)
+        fit_logw, logw = self.log_likelihoods(landmarks, lines)
         x, y = self.particles[:, 0], self.particles[:, 1]
         off_field = (np.abs(x) > F.HALF_LENGTH + self.p.field_margin) | (np.abs(y) > F.HALF_WIDTH + self.p.field_margin)
         # how well the observations fit: the particles' mean likelihood per observation (0..1)

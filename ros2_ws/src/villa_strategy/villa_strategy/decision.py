@@ -236,15 +236,8 @@ class TeamPlayer:
         obstacles += [np.array(o) for o in w.opponents]
         face = math.atan2(ball[1] - me[1], ball[0] - me[0])
 
-        if role == "goalie":
-            # §9.3 dives only on a trusted estimate: localized, the ball seen and near, and not again right after one
-            # (a dive is a fall: a noisy velocity estimate must not keep the goalie on the ground)
-            near = float(np.linalg.norm(ball - me)) < self.p.dive_max_distance
-            skill = goalie.dive_decision(me, ball, w.ball_velocity) if (
-                w.ball_valid and w.localized and near and game_time - self._last_dive > self.p.dive_cooldown) else None
-            if skill:
-                self._last_dive = game_time
-                return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
+        if role == "goalie" and (skill := self._dive(w, ball, me, game_time)):
+            return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
         if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
             kick = self._kick(w, ball, me, theta, play_mode, game_time)
             if kick is not None:
@@ -269,6 +262,18 @@ class TeamPlayer:
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
 
+    def _dive(self, w: WorldView, ball, me, game_time: float) -> str | None:
+        """The goalie's dive skill, or None. §9.3 dives only on a trusted estimate: localized, the ball seen and near,
+        and not again right after one (a dive is a fall: a noisy velocity estimate must not keep the goalie on the
+        ground)."""
+        near = float(np.linalg.norm(ball - me)) < self.p.dive_max_distance
+        if not (w.ball_valid and w.localized and near and game_time - self._last_dive > self.p.dive_cooldown):
+            return None
+        skill = goalie.dive_decision(me, ball, w.ball_velocity)
+        if skill:
+            self._last_dive = game_time
+        return skill
+
     def _penalty(self, w: WorldView, ball, me, theta: float, play_mode: int, game_time: float) -> Decision:
         """§14 penalty kick, the ball on the centre spot. The striker dribbles to about a metre outside their goal box
         and shoots into the larger gap between their goalie and a post; after an unsuccessful shot
@@ -287,14 +292,10 @@ class TeamPlayer:
             self._penalty_start = game_time
         face = math.atan2(ball[1] - me[1], ball[0] - me[0])
         if role == "goalie":
-            near = float(np.linalg.norm(ball - me)) < self.p.dive_max_distance
-            skill = goalie.dive_decision(me, ball, w.ball_velocity) if (
-                w.ball_valid and w.localized and near and game_time - self._last_dive > self.p.dive_cooldown) else None
-            if skill:
-                self._last_dive = game_time
+            if skill := self._dive(w, ball, me, game_time):
                 return Decision(role, tuple(me), skill=skill, method="penalty")
             if ball[0] < -set_plays.BOX_X and abs(ball[1]) < set_plays.BOX_Y:        # in our box: out with it
-                target, walk = B.dribble(me, theta, ball, w.opponents, (), self.body, self.p.positioning_distance)
+                target, walk = self._on_ball(w, ball, me, theta, ())
             else:
                 target = penalty.penalty_goalie_target(ball)
                 walk = B.go_to(me, theta, target, face=face, body=self.body)
@@ -309,7 +310,7 @@ class TeamPlayer:
                 self._penalty_shot = game_time
             return Decision(role, tuple(step.target), walk=step.walk, skill=step.skill,
                             skill_params=dict(step.params or {}), head_ball_focus=True, method="penalty")
-        target, walk = B.dribble(me, theta, ball, w.opponents, (), self.body, self.p.positioning_distance)
+        target, walk = self._on_ball(w, ball, me, theta, ())
         return Decision(role, tuple(target), walk=walk, head_ball_focus=True, method="penalty")
 
     def _kickoff_kick(self) -> tuple[float, list[KK.KickDef]]:
