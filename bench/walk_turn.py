@@ -3,12 +3,14 @@
 or the real SimSpark, side by side with the same commands and starts (§10: the walk's turn input).
 
     source scripts/env.sh && python bench/walk_turn.py [--world inprocess|sim|simspark] [--robot-type 0]
-                                                       [--seconds 5] [--runs 2] [--set positioning]
+                                                       [--seconds 5] [--runs 2] [--set positioning] [--heading]
 
 For each normalized command (x, y, theta) held for --seconds after 0.5 s of standing, prints the heading change
 (ground truth, summed cycle by cycle so full turns count), the mean turn rate and the distance moved, per run (run 0
 starts at the nominal pose, the others within 5 cm and 5 deg of it). Turning in place with the outward-only foot yaw
-(docs/motion.md) is slip-driven on villa sim: this is how its turn rate compares with SimSpark's.
+(docs/motion.md) is slip-driven on villa sim: this is how its turn rate compares with SimSpark's. With --heading the
+commands are walks without a turn (forward, forward and sideways, sideways) and turns in place: how far the heading
+drifts where it should hold.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from villa_optimize.worlds import make_world
 
 COMMANDS = [(0.0, 0.0, 0.3), (0.0, 0.0, -0.3), (0.0, 0.0, 0.6), (0.0, 0.0, -0.6), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0),
             (0.0, -0.5, 0.6), (0.3, 0.0, 0.6)]
+HEADING = [(1.0, 0.0, 0.0), (1.0, -0.6, 0.0), (0.5, -1.0, 0.0), (0.5, 1.0, 0.0), (0.0, -1.0, 0.0), (0.0, 1.0, 0.0),
+           (0.0, 0.0, 0.6), (0.0, 0.0, -0.6)]
 
 
 class Turn(MC.Walk):
@@ -66,11 +70,13 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--set", default="positioning", help="walk parameter set (default positioning, used near the ball)")
+    ap.add_argument("--heading", action="store_true", help="walks without a turn command and turns in place instead")
     args = ap.parse_args()
     if args.seconds <= 0 or args.runs < 1:
         ap.error("--seconds must be > 0 and --runs >= 1")
     print(f"{args.world}: robot type {args.robot_type}, set {args.set}, each command held {args.seconds:g} s")
-    for r in measure(args.world, args.robot_type, args.seconds, args.runs, args.set):
+    commands = HEADING if args.heading else COMMANDS
+    for r in measure(args.world, args.robot_type, args.seconds, args.runs, args.set, commands):
         x, y, th = r["command"]
         print(f"  command ({x:+.1f}, {y:+.1f}, {th:+.1f}) run {r['run']}: turned {r['turned_deg']:+7.1f} deg "
               f"({r['rate']:+.2f} rad/s), moved {r['moved']:.2f} m" + (f", FELL in {r['fell']}" if r["fell"] else ""),

@@ -1,6 +1,9 @@
 """The walk and the get-up in the villa simulation (in process: the same simulation class and Nao as `villa sim`,
 stepped directly, 20 ms per cycle, vision noise on) (integration)."""
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 
@@ -38,6 +41,40 @@ def test_walks_2_m_forward_without_falling():
     assert lowest_up > 0.8, "the Nao fell"
     assert p[0] - start[0] >= 2.0, f"walked only {p[0] - start[0]:.2f} m in 30 s"
     assert abs(p[1] - start[1]) < 1.0
+
+
+def _heading_change(command, seconds: float = 4.0, set_name: str = "goToTarget") -> float:
+    """deg the torso turned (summed cycle by cycle) holding a normalized walk command for `seconds` after 0.5 s of
+    standing."""
+    nao = InProcessNao(x=-5.0, y=0.0, theta=0.0)
+    w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), set_name)
+    for _ in range(25):
+        nao.command(w.update(0.02, nao.joint_angles()).joints)
+        nao.step()
+    w.command_normalized(*command)
+    yaws = []
+    for _ in range(int(seconds / 0.02)):
+        nao.command(w.update(0.02, nao.joint_angles()).joints)
+        nao.step()
+        _, yaw, up = nao.torso_pose()
+        assert up > 0.8, f"the Nao fell on {command}"
+        yaws.append(yaw)
+    return math.degrees(sum(math.remainder(b - a, 2 * math.pi) for a, b in itertools.pairwise(yaws)))
+
+
+@pytest.mark.parametrize("command", [(1.0, 0.0, 0.0), (0.5, -1.0, 0.0), (0.5, 1.0, 0.0), (0.0, -1.0, 0.0)])
+def test_walking_without_a_turn_command_keeps_the_heading(command):
+    """As on SimSpark (bench/walk_turn.py --heading: 4 deg or less there in 4 s; here 0-6 deg): with soft hip yaw-pitch
+    servos (config/pd_gains.yaml) the Nao pivoted about its stance foot, 10 to 62 deg in 4 s on these commands."""
+    assert abs(_heading_change(command)) < 10.0
+
+
+def test_turning_in_place_is_alike_both_ways():
+    """SimSpark turns +64 / -57 deg in 4 s at 0.6 (goToTarget), villa sim +50 / -60; with soft hip yaw-pitch servos it
+    turned +13 / -49."""
+    left, right = _heading_change((0.0, 0.0, 0.6)), _heading_change((0.0, 0.0, -0.6))
+    assert 40.0 < left < 100.0 and -100.0 < right < -40.0
+    assert abs(left + right) < 20.0
 
 
 def test_gets_up_from_the_back():

@@ -12,7 +12,10 @@ def test_shipped_gains_cover_every_joint():
     assert set(g) == {j.name for j in joints.JOINTS + joints.TOE_JOINTS}
     assert g["LKneePitch"] == g["RToePitch"] and g["HeadYaw"][0] > 0
     with open(default_path()) as f:
-        assert set(yaml.safe_load(f)) == {"head", "larm", "rarm", "lleg", "rleg"}
+        shipped = set(yaml.safe_load(f))
+    assert shipped == {"head", "larm", "rarm", "lleg", "rleg", "LHipYawPitch", "RHipYawPitch"}
+    # the hip yaw-pitch joints are stiffer than the rest of the leg (the walk's heading, pd_gains.yaml)
+    assert g["LHipYawPitch"] == g["RHipYawPitch"] and g["LHipYawPitch"][0] > g["LHipPitch"][0]
 
 
 def test_joint_entries_override_their_chain(tmp_path):
