@@ -53,7 +53,7 @@ def walk_engine(rt: int, sets=None, name: str | None = None) -> A.MotionArbiter:
     """The game's motion arbiter with walk sets `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set
     `name` (PARAMS'), the head scanning as in a game."""
     if sets is None:
-        sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"))
+        sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"), robot_type=rt)
     return A.MotionArbiter(replace(A.shipped_config(rt), walk_sets=sets, walk_set=name or PARAMS["set"]))
 
 

@@ -13,7 +13,8 @@ Score = speed + off-ground share.
 
 The player runs with the game's walk: the motion arbiter on the §10.3 sets (`behaviours.go_to` toward (15, 0): sprint
 within 15° of the target, goToTarget otherwise), steered on the ground-truth pose (a player that knows where it is;
-the walk, not localization, is measured). Run 0 starts at the nominal pose, run i > 0 within 5 cm and 5° of it.
+the walk, not localization, is measured), with the walk sets of villa_motion's file (or --params) for each robot
+type. Run 0 starts at the nominal pose, run i > 0 within 5 cm and 5° of it.
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ class Run:
 
 
 def measure(world: str, robot_type: int, runs: int, time_limit: float, sets=None) -> list[RunResult]:
-    """`runs` runs of robot type `robot_type` in `world` (the worlds return each episode's result())."""
+    """`runs` runs of robot type `robot_type` in `world` (the worlds return each episode's result()); `sets`: walk
+    parameter sets (default motion_course's: villa_motion's file, or --params, for this robot type)."""
     w = make_world(world, robot_type)
     out = []
     try:
@@ -136,17 +138,15 @@ def main() -> None:
         ap.error("robot types are 0..4")
     if args.runs < 1 or args.time_limit <= 0:
         ap.error("--runs must be >= 1 and --time-limit > 0")
-    sets = None
-    if args.params:
-        from villa_motion.params import load_parameter_sets
-
-        try:
-            sets = load_parameter_sets(args.params)
-        except (OSError, ValueError) as e:
-            ap.error(f"--params: {e}")
+    MC.PARAMS.update(file=args.params)
+    try:
+        for rt in types:
+            MC.walk_engine(rt)          # the file loads for every type asked (its robot_types layer included)
+    except (OSError, ValueError) as e:
+        ap.error(f"--params: {e}")
     print(f"{args.world}: run challenge, {args.runs} runs per robot type, {args.time_limit:g} s limit", flush=True)
     for rt in types:
-        res = measure(args.world, rt, args.runs, args.time_limit, sets)
+        res = measure(args.world, rt, args.runs, args.time_limit)
         for i, r in enumerate(res):
             print(f"  type {rt} run {i}: score {r.score:.3f} = speed {r.speed:.3f} m/s + off-ground "
                   f"{r.off_ground:.3f}; x {r.end_x:+.2f} after {r.time:.1f} s, heading {r.heading_change:+.0f} deg"

@@ -210,6 +210,38 @@ def test_shipped_parameter_sets_load(tmp_path):
         load_parameter_sets(bad)
 
 
+def test_a_robot_types_entry_layers_over_the_common_sets(tmp_path):
+    f = tmp_path / "w.yaml"
+    f.write_text("sets:\n  g: {max_step_x: 0.12, z_torso: 0.33}\n  s: {inherit: g}\n"
+                 "  p: {inherit: g, max_step_x: 0.08}\nrobot_types:\n  2: {g: {max_step_x: 0.1}}\n")
+    common, two = load_parameter_sets(f), load_parameter_sets(f, robot_type=2)
+    assert common["g"].max_step_x == common["s"].max_step_x == 0.12
+    assert two["g"].max_step_x == two["s"].max_step_x == 0.1       # inherited by the sets built on it
+    assert two["p"].max_step_x == 0.08 and two["g"].z_torso == 0.33  # a set's own field and the others stay
+    assert load_parameter_sets(f, robot_type=1) == common
+    # the simulator overlay comes after the type's layer, then the overlay's own robot_types entry
+    (tmp_path / "w.simspark.yaml").write_text("sets:\n  g: {z_torso: 0.32}\n"
+                                              "robot_types:\n  2: {g: {max_step_x: 0.09}}\n")
+    ss = load_parameter_sets(f, "simspark", robot_type=2)
+    assert ss["g"].z_torso == 0.32 and ss["g"].max_step_x == 0.09
+    for text, match in (("robot_types:\n  7: {g: {max_step_x: 0.1}}", "robot type 0..4"),
+                        ("robot_types:\n  2: {nope: {max_step_x: 0.1}}", "no such set"),
+                        ("robot_types:\n  2: {g: {warp: 1}}", "unknown parameters warp")):
+        f.write_text("sets:\n  g: {max_step_x: 0.12}\n" + text + "\n")
+        with pytest.raises(ValueError, match=match):
+            load_parameter_sets(f, robot_type=2)
+    with pytest.raises(ValueError, match="robot type must be 0..4"):
+        load_parameter_sets(f, robot_type=5)
+
+
+def test_shipped_sets_differ_per_robot_type_where_the_run_challenge_fell():
+    """Types 1 and 2 fell at goToTarget's full step (config/walk_params.yaml, bench/run_challenge.py)."""
+    path = config_path("villa_motion", "walk_params.yaml")
+    zero, two = load_parameter_sets(path), load_parameter_sets(path, robot_type=2)
+    assert two["goToTarget"].max_step_x < zero["goToTarget"].max_step_x
+    assert two["sprint"] == two["goToTarget"] and two["positioning"] == zero["positioning"]
+
+
 def test_bad_inputs_never_produce_nan():
     w = WalkEngine({"p": P})
     w.command_normalized(float("nan"), float("inf"), -5.0)

@@ -187,7 +187,8 @@ class MotionConfig:
         sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
         skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
         skill_params = str(p["skill_params"]) or str(config_path("villa_motion", "skill_params.yaml"))
-        return cls(walk_sets=load_parameter_sets(sets_file, simulator), walk_set=str(p["walk_parameter_set"]) or None,
+        return cls(walk_sets=load_parameter_sets(sets_file, simulator, robot_type),
+                   walk_set=str(p["walk_parameter_set"]) or None,
                    skills=load_dir(skills_dir),
                    skill_variables=load_skill_variables(skill_params, simulator, robot_type),
                    kicks=KK.load_kick_set(str(p["kick_parameter_set"]), str(p["kicks_dir"]) or None,

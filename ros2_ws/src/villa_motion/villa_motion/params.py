@@ -5,7 +5,14 @@ variables (§7) from YAML, each with an optional per-simulator overlay (villa_na
       goToTarget: {max_step_x: 0.08, phase_length: 0.3, ...}   # any WalkParams field; others keep defaults
       sprint: {inherit: goToTarget, max_step_x: 0.1}          # start from another set
 
-An overlay ``walk_params.simspark.yaml`` has the same form; its sets replace the fields they name (after inherit).
+Walk sets may differ per robot type (issue 20; the UT Austin Villa base code keeps a parameter file per body type):
+
+    robot_types:
+      2: {goToTarget: {max_step_x: 0.11}}                   # robot type 2: these fields of these sets replaced
+
+A robot type's fields replace the set's own before `inherit` is resolved, so a set inheriting from it inherits them
+too unless it names the field itself (positioning's own max_step_x stays). An overlay ``walk_params.simspark.yaml``
+has the same form; its sets (then its robot type's) replace the fields they name (after inherit).
 A skill overlay ``skill_params.simspark.yaml`` replaces whole skills' variables.
 
 Skill variables may differ per robot type (a get-up learned on type 0 does not lift type 1's longer legs):
@@ -28,18 +35,24 @@ from villa_nao.joints import is_robot_type
 from villa_nao.params import overlay_path, read_yaml
 
 FIELDS = {f.name for f in fields(WalkParams)}
+ROBOT_TYPES_KEY = "robot_types"
 
 
-def load_parameter_sets(path: str | Path, simulator: str | None = None) -> dict[str, WalkParams]:
-    """The sets of `path`, with the fields `simulator`'s overlay of it gives replaced."""
-    out = _load_sets(Path(path))
+def load_parameter_sets(path: str | Path, simulator: str | None = None,
+                        robot_type: int = 0) -> dict[str, WalkParams]:
+    """The sets of `path` for `robot_type` (its `robot_types` entry layered over the common sets), with the fields
+    `simulator`'s overlay of it gives replaced (the overlay's common sets, then its robot type's)."""
+    if not is_robot_type(robot_type):
+        raise ValueError(f"robot type must be 0..4, got {robot_type!r}")
+    out = _load_sets(Path(path), int(robot_type))
     overlay = overlay_path(path, simulator)
     if overlay is not None:
         data = read_yaml(overlay, "the walk parameter overlay")
         sets = (data or {}).get("sets") if isinstance(data, dict) else None
         if not isinstance(sets, dict):
             raise ValueError(f"{overlay}: expected 'sets: {{name: {{parameter: value}}}}'")
-        for name, values in sets.items():
+        layers = list(sets.items()) + list(_type_layer(overlay, data, int(robot_type), out).items())
+        for name, values in layers:
             unknown = set(values or {}) - FIELDS
             if unknown:
                 raise ValueError(f"{overlay}: sets.{name}: unknown parameters {', '.join(sorted(unknown))}")
@@ -52,16 +65,38 @@ def load_parameter_sets(path: str | Path, simulator: str | None = None) -> dict[
     return out
 
 
-def _load_sets(path: Path) -> dict[str, WalkParams]:
+def _type_layer(path: Path, data, robot_type: int, sets) -> dict[str, dict]:
+    """{set: {field: value}} of the file's `robot_types` entry for `robot_type` ({} without one); ValueError on sets
+    or fields it does not know."""
+    table = data.get(ROBOT_TYPES_KEY) if isinstance(data, dict) else None
+    if table is None:
+        return {}
+    if not isinstance(table, dict) or not all(is_robot_type(k) for k in table):
+        raise ValueError(f"{path}: {ROBOT_TYPES_KEY}: expected {{robot type 0..4: {{set: {{parameter: value}}}}}}")
+    layer = table.get(robot_type) or {}
+    if not isinstance(layer, dict):
+        raise ValueError(f"{path}: {ROBOT_TYPES_KEY}.{robot_type}: expected {{set: {{parameter: value}}}}")
+    for name, values in layer.items():
+        if name not in sets:
+            raise ValueError(f"{path}: {ROBOT_TYPES_KEY}.{robot_type}.{name}: no such set")
+        unknown = set(values or {}) - FIELDS if isinstance(values, dict) else {"(not a mapping)"}
+        if unknown:
+            raise ValueError(f"{path}: {ROBOT_TYPES_KEY}.{robot_type}.{name}: unknown parameters "
+                             f"{', '.join(sorted(unknown))}")
+    return {name: dict(values or {}) for name, values in layer.items()}
+
+
+def _load_sets(path: Path, robot_type: int = 0) -> dict[str, WalkParams]:
     data = read_yaml(path, "the walk parameter sets")
     sets = (data or {}).get("sets") if isinstance(data, dict) else None
     if not isinstance(sets, dict) or not sets:
         raise ValueError(f"{path}: expected 'sets: {{name: {{parameter: value}}}}'")
+    per_type = _type_layer(path, data, robot_type, sets)
     out: dict[str, WalkParams] = {}
     for name, values in sets.items():
         if not isinstance(values, dict):
             raise ValueError(f"{path}: sets.{name}: expected a mapping of parameters")
-        values = dict(values)
+        values = {**values, **per_type.get(name, {})}
         base = WalkParams()
         parent = values.pop("inherit", None)
         if parent is not None:
@@ -80,7 +115,6 @@ def _load_sets(path: Path) -> dict[str, WalkParams]:
     return out
 
 
-ROBOT_TYPES_KEY = "robot_types"
 
 
 def load_skill_variables(path: str | Path, simulator: str | None = None,

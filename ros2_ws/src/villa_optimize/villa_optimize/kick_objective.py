@@ -231,7 +231,8 @@ class KickEvaluator:
 
         self.o = objective
         self.kick = objective.kicks()[f"{objective.kick_name}_L"]
-        self.walk_sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+        self.walk_sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"),
+                                             robot_type=objective.robot_type)
         self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
         self.rng = np.random.default_rng(worker + 1)
 

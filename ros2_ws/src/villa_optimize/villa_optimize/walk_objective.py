@@ -37,7 +37,7 @@ class WalkObjective:
         self.task()                                                     # unknown task -> ValueError now
         if not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"--trials must be an integer >= 1, got {self.trials!r}")
-        sets = load_parameter_sets(self.base_file)
+        sets = load_parameter_sets(self.base_file, robot_type=self.robot_type)
         if self.start_set not in sets:
             raise ValueError(f"{self.base_file}: no walk parameter set {self.start_set!r} (have {', '.join(sets)})")
         unknown = [n for n in self.space.names if n not in WalkParams.__dataclass_fields__]
@@ -62,14 +62,14 @@ class WalkObjective:
                 "robot_type": self.robot_type, "time_limit": self.time_limit, "trials": self.trials}
 
     def start_params(self) -> WalkParams:
-        return load_parameter_sets(self.base_file)[self.start_set]
+        return load_parameter_sets(self.base_file, robot_type=self.robot_type)[self.start_set]
 
     def x0(self) -> np.ndarray:
         return self.space.normalize(self.start_params().__dict__)
 
     def parameter_sets(self, x: np.ndarray) -> dict[str, WalkParams]:
-        """The base file's sets with the task's optimized set replaced by the candidate."""
-        sets = load_parameter_sets(self.base_file)
+        """The base file's sets (for the robot type) with the task's optimized set replaced by the candidate."""
+        sets = load_parameter_sets(self.base_file, robot_type=self.robot_type)
         sets[self.task().optimized_set] = replace(self.start_params(), **self.space.denormalize(x)).validate()
         return sets
 

@@ -60,7 +60,8 @@ def idle_walk(robot_type: int) -> WalkEngine:
     from villa_motion.params import load_parameter_sets
     from villa_nao.params import config_path
 
-    return WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), robot_type=robot_type)
+    return WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml"), robot_type=robot_type),
+                      robot_type=robot_type)
 
 
 def _lying(task) -> str | None:

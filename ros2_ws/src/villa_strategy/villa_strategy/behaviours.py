@@ -59,7 +59,8 @@ def default_body(robot_type: int = 0) -> Body:
     from villa_motion.params import load_parameter_sets
     from villa_nao.params import config_path
 
-    return Body.from_walk_sets(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), robot_type)
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"), robot_type=robot_type)
+    return Body.from_walk_sets(sets, robot_type)
 
 
 # --- §12.1 closest to ball ------------------------------------------------------------------------------------

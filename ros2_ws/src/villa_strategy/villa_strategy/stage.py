@@ -62,7 +62,8 @@ def body_from_params(p: Mapping[str, Any]) -> B.Body:
 
     robot_type = check_robot_type(p["robot_type"], "robot_type")
     sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
-    return B.Body.from_walk_sets(load_parameter_sets(sets_file, str(p.get("simulator", "")) or None), robot_type)
+    sets = load_parameter_sets(sets_file, str(p.get("simulator", "")) or None, robot_type)
+    return B.Body.from_walk_sets(sets, robot_type)
 
 
 class StrategyStage:
