@@ -138,12 +138,15 @@ def main() -> None:
         ap.error("robot types are 0..4")
     if args.runs < 1 or args.time_limit <= 0:
         ap.error("--runs must be >= 1 and --time-limit > 0")
-    MC.PARAMS.update(file=args.params)
-    try:
-        for rt in types:
-            MC.walk_engine(rt)          # the file loads for every type asked (its robot_types layer included)
-    except (OSError, ValueError) as e:
-        ap.error(f"--params: {e}")
+    if args.params:
+        from villa_motion.params import load_parameter_sets
+
+        try:
+            for rt in types:            # the file loads for every type asked (its robot_types layer included)
+                load_parameter_sets(args.params, robot_type=rt)
+        except (OSError, ValueError) as e:
+            ap.error(f"--params: {e}")
+        MC.PARAMS.update(file=args.params)
     print(f"{args.world}: run challenge, {args.runs} runs per robot type, {args.time_limit:g} s limit", flush=True)
     for rt in types:
         res = measure(args.world, rt, args.runs, args.time_limit)

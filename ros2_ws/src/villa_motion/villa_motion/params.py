@@ -115,8 +115,6 @@ def _load_sets(path: Path, robot_type: int = 0) -> dict[str, WalkParams]:
     return out
 
 
-
-
 def load_skill_variables(path: str | Path, simulator: str | None = None,
                          robot_type: int = 0) -> dict[str, dict[str, float]]:
     """Learned $variables per skill: {skill: {variable: value}} (degrees and seconds, like the skill files) for

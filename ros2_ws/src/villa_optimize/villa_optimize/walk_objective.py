@@ -70,7 +70,8 @@ class WalkObjective:
     def parameter_sets(self, x: np.ndarray) -> dict[str, WalkParams]:
         """The base file's sets (for the robot type) with the task's optimized set replaced by the candidate."""
         sets = load_parameter_sets(self.base_file, robot_type=self.robot_type)
-        sets[self.task().optimized_set] = replace(self.start_params(), **self.space.denormalize(x)).validate()
+        start = sets[self.start_set]                  # start_params(), without reading the file a second time
+        sets[self.task().optimized_set] = replace(start, **self.space.denormalize(x)).validate()
         return sets
 
     def make_evaluator(self, worker: int) -> WalkEvaluator:
