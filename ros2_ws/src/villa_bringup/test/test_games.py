@@ -42,6 +42,9 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
     assert first["duration"] >= 3.0 and first["A"]["side"] == "left" and first["B"]["side"] == "right"
     assert first["A"]["team"] == "villa" and first["B"]["team"] == "allball"
     assert first["A"]["possession"] + first["B"]["possession"] == pytest.approx(1.0)
+    # territory is the one ball seen from both ends: A's mean x is B's negated, the attacking thirds do not overlap
+    assert first["A"]["ball_x_mean"] == pytest.approx(-first["B"]["ball_x_mean"])
+    assert first["A"]["attacking_third"] + first["B"]["attacking_third"] <= 1.0
     for team in (first["A"], first["B"]):
         assert team["loc_samples"] > 0 and team["loc_error_mean"] is not None and team["errors"] == 0
         assert team["kicks_executed"] <= team["kicks_requested"]

@@ -1,6 +1,8 @@
 """What a game is measured by, from the server's ground truth (`villa match` and `villa games` both count this way).
 
 Sampled while the game runs (after the kick-off): ball possession (the team whose player is nearest the ball),
+territory (the ball's mean x in the team's own frame and the share of samples in its attacking third: how far a
+team carries the ball short of a goal),
 falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall: a fall ends only when the robot has
 stood upright, up-axis above RECOVERED_UPRIGHT, for RECOVERED_TIME, so a get-up that folds the torso forward or fails
 and starts again is not counted as new falls), the share of robot samples down, and each upright robot's localization
@@ -27,6 +29,7 @@ RECOVERED_TIME = 1.0
 NEAR_ROBOT = 0.4              # m between torsos: another robot this close when a robot falls counts as a collision
 AFTER_GETUP = 3.0             # s: a fall this soon after a get-up ended is the get-up's
 TURNING = 0.3                 # rad/s: a walk turning faster than this is "turning"
+ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
 
 
@@ -88,6 +91,8 @@ class TeamStats:
     loc_errors: list[float] = field(default_factory=list)
     heading_errors: list[float] = field(default_factory=list)
     fall_log: list[dict] = field(default_factory=list)
+    ball_x_sum: float = 0.0           # the ball's x in the team's own frame, summed over samples (territory)
+    attack_samples: int = 0           # samples with the ball in the team's attacking third
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -143,6 +148,10 @@ class Accounting:
                 st.heading_errors.append(abs(math.degrees(math.remainder(est[2] - tyaw, 2 * math.pi))))
         if best is not None:
             self.stats[best].possession_samples += 1
+        for side, st in self.stats.items():
+            bx = gt.ball[0] if side == "left" else -gt.ball[0]
+            st.ball_x_sum += bx
+            st.attack_samples += bx > ATTACK_THIRD
         self.samples += 1
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
 
@@ -164,6 +173,8 @@ class Accounting:
             return sum(v) / len(v) if v else None
 
         return {"team": s.name, "score": s.score, "possession": s.possession_samples / max(self.samples, 1),
+                "ball_x_mean": s.ball_x_sum / max(self.samples, 1),
+                "attacking_third": s.attack_samples / max(self.samples, 1),
                 "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1),
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
