@@ -267,3 +267,16 @@ def test_forward_kick_in_the_simulation(kicks):
         assert not r.fell and r.lowest_up > 0.8
         assert r.ball_end[0] - r.ball_start[0] > 2.0, f"{name}: ball moved {r.distance:.2f} m"
         assert abs(math.degrees(r.heading)) < 20.0, f"{name}: heading {math.degrees(r.heading):.1f} deg"
+
+
+def test_a_way_that_does_not_come_nearer_the_ball_does_not_cross_it():
+    """§12.4: standing 0.18 m behind the ball, a correction sideways or backwards does not pass through it (counting
+    the start point made a player lining up a kick detour 0.35 m to a side for every centimetre, to and fro); a way
+    through the ball still does, and one that comes nearer it within the radius."""
+    ball = np.zeros(2)
+    me = np.array([-0.18, 0.0])
+    assert not KK.ball_in_path(me, np.array([-0.18, 0.03]), ball, radius=0.25)     # sideways
+    assert not KK.ball_in_path(me, np.array([-0.25, 0.02]), ball, radius=0.25)     # back and aside
+    assert KK.ball_in_path(me, np.array([0.3, 0.0]), ball, radius=0.25)            # through it
+    assert KK.ball_in_path(np.array([-0.6, 0.1]), np.array([0.6, 0.1]), ball)      # past it within 0.15 m
+    assert not KK.ball_in_path(np.array([-0.6, 0.3]), np.array([0.6, 0.3]), ball)  # past it 0.3 m away
