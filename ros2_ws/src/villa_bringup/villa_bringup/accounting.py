@@ -29,8 +29,8 @@ RECOVERED_TIME = 1.0
 NEAR_ROBOT = 0.4              # m between torsos: another robot this close when a robot falls counts as a collision
 AFTER_GETUP = 3.0             # s: a fall this soon after a get-up ended is the get-up's
 TURNING = 0.3                 # rad/s: a walk turning faster than this is "turning"
-ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
+ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 
 
 @dataclass(frozen=True)
