@@ -621,7 +621,6 @@ def ball_in_path(me, target, ball, radius: float = 0.15) -> bool:
     (by PATH_CLEARANCE): a way that leads away from or past a ball we stand close to does not cross it (counting
     the start point alone sent a player lining up a kick 0.18 m from the ball on a 0.35 m side detour for every
     centimetre of correction, to and fro; SimSpark kick-offs, issue 19)."""
-    me, target, ball = (np.asarray(v, float)[:2] for v in (me, target, ball))
     seg = target - me
     n2 = float(seg @ seg)
     if n2 < 1e-12:
