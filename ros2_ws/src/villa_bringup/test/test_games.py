@@ -49,6 +49,7 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
         assert team["loc_samples"] > 0 and team["loc_error_mean"] is not None and team["errors"] == 0
         assert team["kicks_executed"] <= team["kicks_requested"]
     assert first["goal_difference"] == first["A"]["score"] - first["B"]["score"]
+    assert first["A"]["first_kick"] is not None and first["A"]["first_kick"] <= 3.0     # our kick-off kick
     odd = _specs(tmp_path, games=2)[1]                 # sides alternate: team A plays the right half in odd games
     assert not odd.a_left
 
@@ -207,9 +208,13 @@ def test_simspark_game(tmp_path):
     ok, why = available()
     if not ok:
         pytest.skip(why)
-    r = G.play_game(_specs(tmp_path, duration=2.0, server="simspark")[0], threading.Event())
-    assert r["server"] == "simspark" and r["duration"] >= 2.0
+    r = G.play_game(_specs(tmp_path, duration=3.0, server="simspark")[0], threading.Event())
+    assert r["server"] == "simspark" and r["duration"] >= 3.0
     assert r["A"]["loc_samples"] > 0 and r["A"]["errors"] == 0 and r["B"]["errors"] == 0
+    # our kick-off (villa plays left): the taker lined up before it and kicks at once, the first touch (a taker that
+    # landed against the ball touched it first, and its kick gave the opponents a free kick)
+    assert r["A"]["first_kick"] is not None and r["A"]["first_kick"] <= 3.0, r["A"]
+    assert r["A"]["kick_log"] and r["A"]["kick_log"][0]["outcome"] == "completed", r["A"]["kick_log"]
 
 
 def _villa(*args, **kw):

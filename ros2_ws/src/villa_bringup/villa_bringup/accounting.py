@@ -72,6 +72,10 @@ def team_relative(side: str, x: float, y: float, yaw: float) -> tuple[float, flo
     return -x, -y, math.remainder(yaw + math.pi, 2 * math.pi)
 
 
+SETTLE = 3.0      # simulated s every player stands beamed on its half before a host gives the kick-off (the kick-off
+                  # taker settles after its drop, then lines up its kick: villa_strategy.decision)
+
+
 def beamed(gt) -> bool:
     """Every player stands upright on the field in its own half: the beams before the kick-off have happened (the
     servers put a joining robot upright outside the side line, on its own half)."""

@@ -38,13 +38,12 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import Accounting, beamed, team_relative
+from villa_bringup.accounting import SETTLE, Accounting, beamed, team_relative
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
-SETTLE = 1.0                      # simulated s every player stands beamed on its half before the kick-off
 PENALTY_TIME = 40.0               # simulated s of a penalty kick (report §14)
 PENALTY_ROLES = {"left": "striker", "right": "goalie"}     # a penalty game: the left team shoots
 CYCLE = 0.02
@@ -340,8 +339,17 @@ class SocketGame(Game):
                     time.sleep(0.02)
             n = len(self.players)
             gt = trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
-            if self.spec.server == "simspark":      # its monitor's clock is the game clock: it stands before kick-off
-                time.sleep(SETTLE / 2)
+            if self.spec.server == "simspark":      # its monitor's clock is the game clock, which stands before the
+                # kick-off: the players' perceptions carry the server's time
+                t0 = min(pl.sim_time for pl in self.players)
+                deadline = time.monotonic() + self.spec.stall_timeout
+                while min(pl.sim_time for pl in self.players) < t0 + SETTLE:
+                    if time.monotonic() > deadline:
+                        raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s before "
+                                        "the kick-off")
+                    if stop.is_set():
+                        raise KeyboardInterrupt
+                    time.sleep(0.02)
                 trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
             else:
                 trainer.wait_for(lambda g, t=gt.sim_time: g.sim_time >= t + SETTLE, timeout=self.spec.stall_timeout)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import Accounting, beamed
+from villa_bringup.accounting import SETTLE, Accounting, beamed
 from villa_bringup.games import PENALTY_TIME, penalty_over, start_penalty, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
@@ -115,6 +115,7 @@ class PoseListener:
         from villa_nao.ros import BackgroundNode
 
         self.latest: dict[tuple[str, int], tuple[float, float, float]] = {}
+        self.stamps: dict[tuple[str, int], float] = {}     # the server time of each player's latest pose (s)
         self._bg = BackgroundNode("villa_match")
         for team, unums in teams.items():
             for u in unums:
@@ -125,6 +126,22 @@ class PoseListener:
     def _on_pose(self, key, msg) -> None:
         p, q = msg.pose.pose.position, msg.pose.pose.orientation
         self.latest[key] = (p.x, p.y, F.yaw_upright((q.w, q.x, q.y, q.z))[0])
+        self.stamps[key] = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+    def wait_time(self, seconds: float, keys, timeout: float) -> None:
+        """Until every player in `keys` has published a pose stamped `seconds` of server time after the earliest
+        latest stamp now (SimSpark's game clock, which the trainer reads, stands before the kick-off)."""
+        deadline = time.monotonic() + timeout
+        start = None
+        while True:
+            stamps = [self.stamps.get(k) for k in keys]
+            if all(s is not None for s in stamps):
+                start = min(stamps) if start is None else start
+                if min(stamps) >= start + seconds:
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the players' server time did not advance {seconds:.0f} s within {timeout:.0f} s")
+            time.sleep(0.05)
 
     def close(self) -> None:
         self._bg.close()
@@ -254,7 +271,9 @@ def play(args: argparse.Namespace) -> dict:
         try:
             trainer.wait_for(lambda g: len(g.players) == n, timeout=args.connect_timeout)
             trainer.wait_for(beamed, timeout=args.stall_timeout)
-        except TrainerError as e:
+            poses.wait_time(SETTLE, [(cfg.team, p.unum) for cfg in (left, right) for p in cfg.players],
+                            args.stall_timeout)
+        except (TrainerError, TimeoutError) as e:
             raise MatchError(f"the server did not show all {n} players standing on their own half: {e}") from e
         if penalty:
             start_penalty(trainer, args.server)

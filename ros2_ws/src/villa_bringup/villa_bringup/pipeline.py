@@ -103,6 +103,7 @@ class PlayerPipeline:
         self.commands: Commands | None = None
         self.first_kick: float | None = None          # game time of this player's first executed kick
         self.game_time = 0.0
+        self.sim_time = 0.0                           # the server time of the last perception (s)
         self.rejected = 0                             # joint commands, says or beams the bridge would reject
         self.decision_errors = 0                      # decisions that raised (logged; the player keeps playing)
         self._upright: tuple | None = None            # the motion in the last cycle we were upright (fall logs)
@@ -113,6 +114,7 @@ class PlayerPipeline:
         if p.time is None:
             return
         t = wire_time(p.time)
+        self.sim_time = t
         side = self.session.side
         if p.joint_names:                                                   # joint_states
             names, pos, _ = from_wire(p.joint_names, p.joint_angles)

@@ -84,20 +84,39 @@ def test_kickoff_uses_the_long_kick_5_to_20_degrees_off_straight():
 
 
 @pytest.mark.parametrize("robot_type", [0, 1])
-def test_kickoff_taker_kicks_from_its_beam_spot(robot_type):
-    """§11.2.1 from the beam: the kick-off taker of any robot type is beamed where its kick reaches the ball with the
-    approach's margin, and kicks from there without a step (a step touched the ball first; the kick was then the
-    second touch: a free kick to the opponents). Type 1 used type 0's offset, which its IK did not reach."""
+def test_kickoff_taker_lines_up_before_the_kickoff_and_kicks_at_the_whistle(robot_type):
+    """§11.2.1: the kick-off taker of any robot type is beamed a little behind its kick's stand-at point, stands while
+    the beam's drop settles, then walks to that point before the kick-off (never kicking then) and kicks at the
+    whistle without a step (a step touched the ball first on SimSpark: the kick was the second touch, a free kick to
+    the opponents). Type 1 used type 0's offset, which its IK did not reach."""
     body = B.default_body(robot_type)
     p = D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1), body)          # number 1 takes a 2 v 2 kick-off
     beam = p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True).beam
-    assert math.hypot(beam[0], beam[1]) < 0.3
+    assert 0.1 < math.hypot(beam[0], beam[1]) < 0.4
     view = D.WorldView(pose=beam, ball=(0.0, 0.0), teammates={2: (-3.0, 0.0)}, since_beam=0.5)
-    d = p.decide(view, D.KICK_OFF_OWN, 0.1, True)               # just dropped by the beam: stands still
-    assert d.skill is None and d.walk is not None and d.walk.stop, d
+    d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # just dropped by the beam: stays, no walk order
+    assert d.beam == beam and d.walk is None and d.skill is None, d
     view.since_beam = 1.6
-    d = p.decide(view, D.KICK_OFF_OWN, 1.2, True)
-    assert d.walk is None and d.skill in ("kick_forward_L", "kick_forward_R"), d
+    d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # settled: walks forward to the stand-at point
+    assert d.beam == beam and d.skill is None and d.walk is not None and not d.walk.stop and d.walk.x > 0, d
+    kick = p.kicks[p._kick_name]
+    at, face = KK.approach_pose(kick, (0.0, 0.0), p._kickoff_dir)
+    assert d.target == pytest.approx(tuple(at))
+    view.pose = (float(at[0]), float(at[1]), face)
+    d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # there: stands (no kick before the whistle)
+    assert d.skill is None and d.walk is not None and d.walk.stop, d
+    d = p.decide(view, D.KICK_OFF_OWN, 0.02, True)             # the whistle: kicks without a step
+    assert d.walk is None and d.skill == f"kick_{kick.name}", d
+
+
+def test_kickoff_taker_stands_on_its_beam_spot_while_the_ball_is_not_on_the_centre_spot():
+    """After a goal the ball lies in the net until the kick-off: the taker does not walk to it; nor unlocalized."""
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1))
+    beam = p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.GOAL_OPP, 0.0, True).beam
+    for view in (D.WorldView(pose=beam, ball=(14.0, 0.5), since_beam=2.0),
+                 D.WorldView(pose=beam, ball=(0.0, 0.0), localized=False, since_beam=2.0)):
+        d = p.decide(view, D.GOAL_OPP, 0.0, True)
+        assert d.beam == beam and d.walk is None and d.skill is None, d
 
 
 def test_no_kicks_when_disabled():

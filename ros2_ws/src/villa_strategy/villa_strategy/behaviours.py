@@ -305,9 +305,10 @@ class KickBehaviour:
         """Forget the kick being approached (a new approach chooses afresh)."""
         self.current = None
 
-    def execute(self, me, theta: float, ball, direction: float, pool: list[KK.KickDef] | None = None) -> KickStep:
+    def execute(self, me, theta: float, ball, direction: float, pool: list[KK.KickDef] | None = None,
+                near: float | None = None) -> KickStep:
         """One cycle toward kicking the ball at `ball` toward `direction` (rad, field frame) with a kick of `pool`
-        (default: every kick)."""
+        (default: every kick); `near`: the stand-at tolerance (m) instead of the behaviour's."""
         pool = list(self.kicks.values()) if pool is None else pool
         kick, _, _, cost = KK.choose_kick(pool, me, theta, ball, direction)
         prev = self.kicks.get(self.current or "")
@@ -315,7 +316,8 @@ class KickBehaviour:
                 KK.kick_cost(prev, me, theta, ball, direction) < cost + self.hysteresis:
             kick = prev
         self.current = kick.name
-        stand_at, walk = kick_approach(kick, me, theta, ball, direction, self.body, near=self.near,
+        stand_at, walk = kick_approach(kick, me, theta, ball, direction, self.body,
+                                       near=self.near if near is None else near,
                                        turn_tolerance=self.turn_tolerance, reach_margin=self.reach_margin)
         if walk is not None:
             return KickStep(kick, stand_at, walk)

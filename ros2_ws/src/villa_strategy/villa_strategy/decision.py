@@ -24,7 +24,11 @@ KICK_IN_OWN, KICK_IN_OPP, CORNER_KICK_OWN, CORNER_KICK_OPP, GOAL_KICK_OWN, GOAL_
 GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
 FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
-KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpark's beam noise is +-5 cm)
+KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpark's beam noise is +-5 cm, and a beamed
+                           # Nao settles forward: 2.5 cm on villa sim, 4-10 cm on SimSpark; the taker lines up)
+KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
+                            # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
+KICKOFF_LINEUP_BALL = 0.3  # m from the centre spot: the ball the kick-off taker lines up to before the kick-off
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
 HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used when ours is not valid (§6)
@@ -210,6 +214,9 @@ class TeamPlayer:
             heading = 0.0
             if role == "onBall" and our_kickoff and self.kicks:
                 x, y, heading = self._kickoff_beam((float(x), float(y)))
+                beam = (float(x), float(y), heading)
+                return self._kickoff_lineup(w, ball, me, theta, beam) or \
+                    Decision(role, beam[:2], beam=beam, method="kickoff")
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
         if play_mode == GAME_OVER:
             return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
@@ -327,9 +334,26 @@ class TeamPlayer:
         direction, pool = self._kickoff_kick()
         if not pool:
             return spot[0], spot[1], 0.0
-        _, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
+        kick, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
+        self.kicker.current = kick.name              # the lining up and the kick go on with the kick beamed for
         x, y = stand_at - KICKOFF_SETBACK * np.array([math.cos(heading), math.sin(heading)])
         return float(x), float(y), float(heading)
+
+    def _kickoff_lineup(self, w: WorldView, ball, me, theta, beam) -> Decision | None:
+        """§11.2.1 before our kick-off: once settled after its beam, the taker walks to the kick-off kick's stand-at
+        point (robots may move in their own half while the game waits), so that the kick goes at the whistle without a
+        step. A beamed Nao settles 4-10 cm forward of its beam on SimSpark (2.5 cm on villa sim) plus the beam noise:
+        from the beam spot it often stood against the ball, touched it at the whistle and its kick was a second touch.
+        Lines up only to a localized, seen ball near the centre spot (after a goal the ball lies in the net until the
+        kick-off); never kicks (walk stop once the kick would be requested). None: stand on the beam spot (also before
+        the first beam)."""
+        if not self.p.kickoff_settle <= w.since_beam < math.inf or not (w.localized and w.ball_valid) \
+                or math.hypot(*ball) > KICKOFF_LINEUP_BALL:
+            return None
+        direction, pool = self._kickoff_kick()
+        step = self.kicker.execute(me, theta, ball, direction, pool, near=KICKOFF_LINEUP_NEAR)
+        walk = step.walk or B.WalkOrder(0.0, 0.0, 0.0, B.NEAR_BALL_SET, stop=True)
+        return Decision("onBall", tuple(step.target), walk=walk, head_ball_focus=True, beam=beam, method="kickoff")
 
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
         """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
