@@ -140,7 +140,9 @@ class PoseListener:
                 if min(stamps) >= start + seconds:
                     return
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the players' server time did not advance {seconds:.0f} s within {timeout:.0f} s")
+                silent = [f"{t} #{u}" for (t, u), s in zip(keys, stamps, strict=True) if s is None]
+                raise TimeoutError(f"no pose from {', '.join(silent)} within {timeout:.0f} s" if silent else
+                                   f"the players' server time did not advance {seconds:.0f} s within {timeout:.0f} s")
             time.sleep(0.05)
 
     def close(self) -> None:
