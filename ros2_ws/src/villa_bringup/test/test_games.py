@@ -212,9 +212,10 @@ def test_simspark_game(tmp_path):
     assert r["server"] == "simspark" and r["duration"] >= 3.0
     assert r["A"]["loc_samples"] > 0 and r["A"]["errors"] == 0 and r["B"]["errors"] == 0
     # our kick-off (villa plays left): the taker lined up before it and kicks at once, the first touch (a taker that
-    # landed against the ball touched it first, and its kick gave the opponents a free kick)
+    # landed against the ball touched it first, and its kick gave the opponents a free kick); the kick may still run
+    # when the game ends (executed), but was neither refused nor fell
     assert r["A"]["first_kick"] is not None and r["A"]["first_kick"] <= 3.0, r["A"]
-    assert r["A"]["kick_log"] and r["A"]["kick_log"][0]["outcome"] == "completed", r["A"]["kick_log"]
+    assert r["A"]["kick_log"] and r["A"]["kick_log"][0]["outcome"] in ("executed", "completed"), r["A"]["kick_log"]
 
 
 def _villa(*args, **kw):
