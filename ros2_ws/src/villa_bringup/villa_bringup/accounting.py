@@ -153,7 +153,7 @@ class Accounting:
         if best is not None:
             self.stats[best].possession_samples += 1
         for side, st in self.stats.items():
-            bx = gt.ball[0] if side == "left" else -gt.ball[0]
+            bx = team_relative(side, gt.ball[0], gt.ball[1], 0.0)[0]
             st.ball_x_sum += bx
             st.attack_samples += bx > ATTACK_THIRD
         self.samples += 1
