@@ -338,21 +338,20 @@ class SocketGame(Game):
                         raise KeyboardInterrupt
                     time.sleep(0.02)
             n = len(self.players)
-            gt = trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
-            if self.spec.server == "simspark":      # its monitor's clock is the game clock, which stands before the
-                # kick-off: the players' perceptions carry the server's time
-                t0 = min(pl.sim_time for pl in self.players)
-                deadline = time.monotonic() + self.spec.stall_timeout
-                while min(pl.sim_time for pl in self.players) < t0 + SETTLE:
-                    if time.monotonic() > deadline:
-                        raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s before "
-                                        "the kick-off")
-                    if stop.is_set():
-                        raise KeyboardInterrupt
-                    time.sleep(0.02)
+            trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
+            # SETTLE s of the server time the players perceive (SimSpark's monitor clock is the game clock, which
+            # stands before the kick-off)
+            t0 = min(pl.sim_time for pl in self.players)
+            deadline = time.monotonic() + self.spec.stall_timeout
+            while min(pl.sim_time for pl in self.players) < t0 + SETTLE:
+                if time.monotonic() > deadline:
+                    raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s before the "
+                                    "kick-off")
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                time.sleep(0.02)
+            if self.spec.server == "simspark":
                 trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
-            else:
-                trainer.wait_for(lambda g, t=gt.sim_time: g.sim_time >= t + SETTLE, timeout=self.spec.stall_timeout)
             if self.spec.penalty:
                 start_penalty(trainer, self.spec.server)
             else:
