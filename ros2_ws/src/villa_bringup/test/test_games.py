@@ -50,6 +50,10 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
         assert team["kicks_executed"] <= team["kicks_requested"]
     assert first["goal_difference"] == first["A"]["score"] - first["B"]["score"]
     assert first["A"]["first_kick"] is not None and first["A"]["first_kick"] <= 3.0     # our kick-off kick
+    assert first["A"]["kicked_off"] and not first["B"]["kicked_off"]
+    s = G.summarize([first])
+    assert (s["A"]["kickoffs"], s["A"]["kickoffs_kicked"], s["B"]["kickoffs"]) == (1, 1, 0)
+    assert "own kick-offs kicked within 3 s" in G.table(s)
     odd = _specs(tmp_path, games=2)[1]                 # sides alternate: team A plays the right half in odd games
     assert not odd.a_left
 
@@ -80,7 +84,14 @@ def test_summary_counts_results_and_standard_error():
         return {"game": 0, "players": 2, "duration": 60.0, "wall": 1.0, "cpu": 1.0, "goal_difference": a - b,
                 "result": "W" if a > b else "L" if a < b else "D", "A": {**team, "score": a}, "B": {**team, "score": b}}
 
-    s = G.summarize([r(2, 0), r(0, 1), r(1, 1)])
+    games = [r(2, 0), r(0, 1), r(1, 1)]
+    games[0]["A"] = {**games[0]["A"], "kicked_off": True, "first_kick": 1.2}    # kicked within 3 s
+    games[1]["A"] = {**games[1]["A"], "kicked_off": True, "first_kick": 3.5}    # too late
+    games[2]["B"] = {**games[2]["B"], "kicked_off": True, "first_kick": None}   # no kick at all
+    s = G.summarize(games)
+    assert (s["A"]["kickoffs"], s["A"]["kickoffs_kicked"], s["B"]["kickoffs"], s["B"]["kickoffs_kicked"]) == \
+        (2, 1, 1, 0)
+    assert "1 of 2" in G.table(s) and "0 of 1" in G.table(s)
     assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 1)
     assert s["goal_difference_mean"] == pytest.approx(1 / 3)
     assert s["goal_difference_se"] == pytest.approx((((2 - 1 / 3) ** 2 + (1 + 1 / 3) ** 2 + (1 / 3) ** 2) / 2 / 3)

@@ -45,6 +45,7 @@ from villa_nao.interrupt import interruptible
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
 PENALTY_TIME = 40.0               # simulated s of a penalty kick (report §14)
+KICKOFF_KICK_WITHIN = 3.0         # s: our kick-off kicked within this is kicked at once (§11.2.1, issue 19)
 PENALTY_ROLES = {"left": "striker", "right": "goalie"}     # a penalty game: the left team shoots
 CYCLE = 0.02
 
@@ -240,6 +241,7 @@ class Game:
                           "kicks_executed": sum(k.executed for k in kicks),
                           "kicks_refused": sum(k.refused for k in kicks),
                           "first_kick": round(min(firsts), 2) if firsts else None,
+                          "kicked_off": side == "left" and not self.spec.penalty,    # the game's first kick-off
                           "kick_log": sorted((e for pl in team for e in self.kicks[id(pl)].entries(
                               pl.session.unum or pl.backend.unum)), key=lambda e: e["time"]),
                           "errors": sum(pl.session.stats.callback_errors + pl.rejected + pl.decision_errors
@@ -583,6 +585,10 @@ def summarize(results: list[dict]) -> dict:
                       "kicks_executed": sum(x["kicks_executed"] for x in rs),
                       "kicks_refused": sum(x["kicks_refused"] for x in rs),
                       "first_kick_mean": _mean(firsts), "games_with_a_kick": len(firsts),
+                      # §11.2.1: the team's own kick-offs (the left team's, at the start) kicked within 3 s
+                      "kickoffs": sum(bool(x.get("kicked_off")) for x in rs),
+                      "kickoffs_kicked": sum(bool(x.get("kicked_off")) and x["first_kick"] is not None
+                                             and x["first_kick"] <= KICKOFF_KICK_WITHIN for x in rs),
                       "kick_ball_moved_mean": _mean(moved := [e["ball_moved"] for x in rs
                                                               for e in x.get("kick_log", []) if "ball_moved" in e]),
                       "kicks_toward_goal": sum(abs(e["off_goal_deg"]) < 45.0 for x in rs
@@ -623,6 +629,8 @@ def table(s: dict) -> str:
              f"{f(b.get('kick_ball_moved_mean'))} ({b.get('kicks_toward_goal', 0)}/{b.get('kicks_followed', 0)})"),
             ("s from kick-off to first kick (games)", f"{f(a['first_kick_mean'], '{:.1f}')} ({a['games_with_a_kick']})",
              f"{f(b['first_kick_mean'], '{:.1f}')} ({b['games_with_a_kick']})"),
+            (f"own kick-offs kicked within {KICKOFF_KICK_WITHIN:.0f} s", f"{a.get('kickoffs_kicked', 0)} of "
+             f"{a.get('kickoffs', 0)}", f"{b.get('kickoffs_kicked', 0)} of {b.get('kickoffs', 0)}"),
             ("late cycles (of cycles)", f"{a['late_cycles']} ({a['cycles']})", f"{b['late_cycles']} ({b['cycles']})")]
     head = (f"villa games: {s['games']} games, A: W {s['wins']} / D {s['draws']} / L {s['losses']}, goal difference "
             f"{f(s['goal_difference_mean'], '{:+.2f}')} +- {f(se)} (standard error); "
