@@ -181,3 +181,52 @@ def test_jittered_task_moves_the_placement_not_the_course():
     ep = Episode(task.jittered(rng), {"goToTarget": WalkParams()})
     s = ep.to_course(Observation(0.0, task.start[0], task.start[1] + 0.04, 0.0, 1.0, {}))
     assert (s.x, s.y) == pytest.approx((0.0, 0.04))
+
+
+def test_positioning_task_starts_around_the_ball_and_cycles_through_the_starts():
+    """§10.3.3 driveBallToGoal2: 15 s of dribbling from a variety of positions and orientations around the ball."""
+    import numpy as np
+
+    task = get_task("positioning")
+    assert task.duration() == pytest.approx(16.0) and task.optimized_set == "positioning" and task.game_sets
+    assert task.space == "positioning_space.yaml"
+    rng = np.random.default_rng(3)
+    assert task.trial(0, rng) is task                        # trial 0: the nominal start exactly
+    n = len(task.variants) + 1
+    trials = [task.trial(i, rng) for i in range(2 * n)]
+    for i, t in enumerate(trials[1:], start=1):
+        base = (0.0, 0.0, 0.0) if i % n == 0 else task.variants[i % n - 1]
+        assert t.start == task.start and t.ball == task.ball
+        assert all(abs(a - b) <= lim + 1e-12 for a, b, lim in
+                   zip(t.offset, base, (0.05, 0.05, math.radians(5.0)), strict=True))
+    ball = np.array(task.ball)
+    dists = [np.linalg.norm(np.array(t.placement()[:2]) - ball) for t in trials[:n]]
+    assert min(dists) > 0.3 and max(dists) > 1.5                          # around the ball, near and farther
+    assert trials[1].offset != trials[1 + n].offset                        # fresh jitter on each cycle
+    # the other tasks keep one start: trial i > 0 is a plain jitter of it
+    g = get_task("goToTarget")
+    assert all(abs(v) <= 0.09 for v in g.trial(1, rng).offset)
+
+
+def test_positioning_episode_walks_each_order_in_the_set_the_game_names():
+    """The candidate (positioning) near the ball, goToTarget / sprint away from it: the game's §10.3 rule."""
+    from dataclasses import replace
+
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    sets["positioning"] = replace(sets["positioning"], max_step_x=0.05)      # tell the candidate apart
+    task = get_task("positioning")
+    used = []
+    for x0, want in ((-6.0, "positioning"), (-9.0, {"goToTarget", "sprint"})):   # 0.4 m and 3.4 m behind the ball
+        ep = Episode(replace(task, settle=0.0), sets)
+        ep.step(Observation(0.0, x0, 0.0, 0.0, 1.0, {}, ball=task.ball))
+        ep.step(Observation(0.02, x0, 0.0, 0.0, 1.0, {}, ball=task.ball))
+        used.append(ep.walk.set_name)
+        assert ep.walk.set_name in (want if isinstance(want, set) else {want})
+    # without game_sets the dribble drives one set (driveBallToGoal: the base set, the task's set unknown)
+    ep = Episode(replace(get_task("driveBallToGoal"), settle=0.0), sets)
+    ep.step(Observation(0.0, -6.0, 0.0, 0.0, 1.0, {}, ball=(-5.6, 0.0)))
+    ep.step(Observation(0.02, -6.0, 0.0, 0.0, 1.0, {}, ball=(-5.6, 0.0)))
+    assert ep.walk.set_name == "goToTarget"

@@ -75,7 +75,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     w.add_argument("--params-out", type=Path, default=None,
                    help="YAML the learned set is written to (default <out>/walk_params.yaml)")
     w.add_argument("--space", type=Path, default=None,
-                   help="parameters and bounds (default villa_optimize's config/walk_space.yaml)")
+                   help="parameters and bounds (default villa_optimize's config/walk_space.yaml; for the "
+                        "positioning task config/positioning_space.yaml, without the stand kicks start from)")
     w.add_argument("--trials", type=_int_at_least(1), default=3,
                    help="episodes per candidate, averaged: the nominal start and trials-1 starts jittered within 5 cm "
                         "and 5 degrees (default 3)")
@@ -116,7 +117,7 @@ def _walk_objective(args):
     base = args.start_params or config_path("villa_motion", "walk_params.yaml")
     sets = load_parameter_sets(base)
     start = args.start_set or (task.optimized_set if task.optimized_set in sets else "goToTarget")
-    space = Space.from_yaml(args.space or config_path("villa_optimize", "walk_space.yaml"))
+    space = Space.from_yaml(args.space or config_path("villa_optimize", task.space))
     return WalkObjective(task_name=args.task, space=space, base_file=Path(base), start_set=start,
                          set_name=args.set_name or task.optimized_set,
                          params_out=args.params_out or args.out / "walk_params.yaml", backend=args.backend,

@@ -51,6 +51,7 @@ class WalkCmd:
     stand: bool = False
     bearing: float = math.inf                  # rad, target direction relative to the heading (set selection)
     distance: float = 0.0                      # m to the target
+    parameter_set: str = ""                    # the walk set the game's behaviour names ("": the task decides)
 
 
 STAND = WalkCmd(stand=True)
@@ -204,6 +205,9 @@ class DribbleOptPhase(OptPhase):
         self.origin = tuple(float(v) for v in origin)
         self.ball0: tuple[float, float] | None = None
         self.ball1: tuple[float, float] | None = None
+        # the walk sets as the game has them (behaviours.Body.from_walk_sets): the dribble then names the set of
+        # every order as in a game (§10.3: positioning near the ball); None: one set, the maximum speeds given
+        self.body: B.Body | None = None
 
     def _goal_dist(self, b) -> float:
         return math.hypot(self.goal[0] - b[0], self.goal[1] - b[1])
@@ -227,13 +231,14 @@ class DribbleOptPhase(OptPhase):
         me = F.from_local((s.x, s.y), (ox, oy), oth)
         theta = wrap(s.yaw + oth)
         ball = F.from_local(s.ball, (ox, oy), oth)
-        body = B.Body(0, {"": (max_x, max_y)}, {"": StandPose()})    # the walk set the task drives (its speeds)
+        body = self.body or B.Body(0, {"": (max_x, max_y)}, {"": StandPose()})   # one set: the task's (its speeds)
         target, order = B.dribble(me, theta, ball, body=body)
         if order.stop:
             return STAND
         rel = wrap(math.atan2(target[1] - me[1], target[0] - me[0]) - theta)
         return WalkCmd(order.x, order.y, order.theta, bearing=rel, distance=math.hypot(target[0] - me[0],
-                                                                                          target[1] - me[1]))
+                                                                                          target[1] - me[1]),
+                       parameter_set=order.parameter_set if self.body is not None else "")
 
     def reward(self) -> float:
         if self.ball0 is None:

@@ -8,6 +8,10 @@
   faces within 15° of its target (and it is over 1 m away), so the two sets are learned compatible.
 - driveBallToGoal (§10.3.1): drive the ball toward the opponent goal for 30 s; fitness = distance the ball travels
   toward the goal (minus Fall if the robot fell).
+- positioning (§10.3.3, the report's driveBallToGoal2): dribble for 15 s from a variety of positions and
+  orientations around the ball (trial i starts from the i-th of them, cycling); the candidate is the `positioning`
+  set, which the game's dribble uses within 0.8 m of the ball, with goToTarget and sprint fixed and every command
+  in the set the game would use, so that the transitions between the sets are part of the task.
 
 An Episode runs one task on one robot: it turns ground-truth observations into course-frame samples, feeds the
 phases, drives villa_motion's motion arbiter (the game's) with their walk commands and returns the joint targets for
@@ -77,6 +81,10 @@ class Task:
     time_limit: float | None = None                   # s of phases, None = the phases' full durations
     offset: tuple[float, float, float] = (0.0, 0.0, 0.0)   # placement minus `start` (a trial's start jitter); the
     #                                                   course stays in `start`'s frame
+    variants: tuple[tuple[float, float, float], ...] = ()   # offsets of further start poses, field frame (x, y m,
+    #                                                   theta rad): trial i starts from variant i (cycling, 0 = start)
+    game_sets: bool = False                           # every command in the set the game's behaviour names
+    space: str = "walk_space.yaml"                    # villa_optimize config/ file of the searched parameters
 
     def placement(self) -> tuple[float, float, float]:
         """Where the robot is put: `start` moved by `offset` (x, y in m, theta in rad)."""
@@ -85,6 +93,15 @@ class Task:
     def jittered(self, rng) -> Task:
         """The same task with the robot placed within 5 cm and 5° of `start` (start_jitter)."""
         return replace(self, offset=start_jitter(rng))
+
+    def trial(self, i: int, rng) -> Task:
+        """Trial `i` of an evaluation: trial 0 from `start` exactly, trial i > 0 from start pose i (cycling through
+        `start` and the variants) jittered within 5 cm and 5°."""
+        if i == 0:
+            return self
+        starts = ((0.0, 0.0, 0.0), *self.variants)
+        base, jit = starts[i % len(starts)], start_jitter(rng)
+        return replace(self, offset=tuple(a + b for a, b in zip(base, jit, strict=True)))
 
     def duration(self) -> float:
         total = sum(p.duration for p in self.make_phases())
@@ -137,11 +154,29 @@ def drive_ball_phases() -> list[OptPhase]:
     return [DribbleOptPhase((FIELD_GOAL_X - start_x, 0.0), 30.0, origin=(start_x, 0.0, 0.0))]
 
 
+def positioning_phases() -> list[OptPhase]:
+    start_x = -6.0
+    return [DribbleOptPhase((FIELD_GOAL_X - start_x, 0.0), 15.0, origin=(start_x, 0.0, 0.0))]
+
+
+# §10.3.3's "variety of positions and orientations from the ball" (ball at (-5.6, 0), the start 0.4 m behind it
+# facing the goal): beside it facing it, in front of it facing it (the way round it, §12.4), diagonally behind,
+# diagonally in front facing away (ball behind), and 2 m off at an angle (goToTarget hands over to positioning)
+POSITIONING_STARTS = (
+    (0.4, 0.8, -math.pi / 2),
+    (1.4, 0.0, math.pi),
+    (-0.3, -0.7, 0.0),
+    (0.6, 0.6, 0.0),
+    (-1.1, 1.5, -math.pi / 4),
+)
+
 TASKS: dict[str, Task] = {
     "goToTarget": Task("goToTarget", go_to_target_phases, (-5.0, 0.0, 0.0), "goToTarget"),
     "sprint": Task("sprint", go_to_target_phases, (-5.0, 0.0, 0.0), "sprint", sprint_rule=True),
     "driveBallToGoal": Task("driveBallToGoal", drive_ball_phases, (-6.0, 0.0, 0.0), "driveBallToGoal",
                             ball=(-5.6, 0.0)),
+    "positioning": Task("positioning", positioning_phases, (-6.0, 0.0, 0.0), "positioning", ball=(-5.6, 0.0),
+                        variants=POSITIONING_STARTS, game_sets=True, space="positioning_space.yaml"),
 }
 
 
@@ -178,6 +213,11 @@ class Episode:
                                               walk_set=initial))
         self.walk = self.motion.walk
         self.phases = task.make_phases()
+        if task.game_sets:                            # the dribble names each order's set as in a game
+            body = B.Body.from_walk_sets(parameter_sets, robot_type)
+            for p in self.phases:
+                if hasattr(p, "body"):
+                    p.body = body
         self.index = -1                # -1 while settling
         self.t_first: float | None = None
         self.t_phases: float | None = None
@@ -247,7 +287,9 @@ class Episode:
             self.motion.walk_request(A.WalkRequest(A.WALK_STAND))
             return
         name = self.task.base_set
-        if self.task.sprint_rule:
+        if self.task.game_sets and cmd.parameter_set:
+            name = cmd.parameter_set                                           # the game's choice (§10.3)
+        elif self.task.sprint_rule:
             if B.walk_set(cmd.bearing, cmd.distance) == "sprint":              # the game's §10.3.2 sprint rule
                 name = self.task.optimized_set
         elif self.task.optimized_set in self.walk.sets:

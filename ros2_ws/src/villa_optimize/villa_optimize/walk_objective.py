@@ -100,8 +100,9 @@ class WalkEvaluator:
         self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
 
     def tasks(self) -> list[Task]:
-        """This evaluation's trials: the nominal start, then `trials - 1` fresh jittered starts."""
-        return [self.task] + [self.task.jittered(self.rng) for _ in range(self.objective.trials - 1)]
+        """This evaluation's trials: the nominal start, then `trials - 1` fresh jittered starts (cycling through the
+        task's start variants, Task.trial)."""
+        return [self.task.trial(i, self.rng) for i in range(self.objective.trials)]
 
     def evaluate(self, x: np.ndarray) -> tuple[float, dict]:
         sets = self.objective.parameter_sets(x)
