@@ -25,18 +25,21 @@ from villa_optimize.worlds import make_world
 
 
 def measure(world: str, runs: int, rt: int, task_name: str = "driveBallToGoal",
-            params: str | None = None) -> list[tuple[float, bool]]:
-    sets = load_parameter_sets(params or config_path("villa_motion", "walk_params.yaml"), robot_type=rt)
+            params=None, verbose: bool = True) -> list[tuple[float, bool]]:
+    """(ball progress m, fell) per trial; `params`: a walk parameter file, or the sets themselves (None: shipped)."""
+    if params is None or not isinstance(params, dict):
+        params = load_parameter_sets(params or config_path("villa_motion", "walk_params.yaml"), robot_type=rt)
     task = T.get_task(task_name)
     w = make_world(world, rt)
     out = []
     try:
         for run in range(runs):
             t = task.trial(run, np.random.default_rng(run))
-            r = w.run_episode(T.Episode(t, sets, rt))
+            r = w.run_episode(T.Episode(t, params, rt))
             out.append((r.fitness, r.fell))
-            print(f"  trial {run}: ball {r.fitness:+.2f} m toward the goal" + (" (robot fell)" if r.fell else ""),
-                  flush=True)
+            if verbose:
+                print(f"  trial {run}: ball {r.fitness:+.2f} m toward the goal" + (" (robot fell)" if r.fell else ""),
+                      flush=True)
     finally:
         w.close()
     return out

@@ -8,8 +8,11 @@ For every `--every`-th generation of the run's history.jsonl (and the last), two
 sample and CMA-ES's mean after it (the distribution's centre: no winner's luck in it). Each walks
 bench/motion_course.py's 10 m forward and its 48 s course, `--runs` times from jittered starts (run 0 nominal), in
 process; the start set is measured first. A candidate qualifies when no run falls; the table ends with the
-qualifying candidate of the best 10 m speed. `--export` writes one candidate as a complete walk parameter file (the
-start file's sets plus the learned set under the task's name), as `villa optimize` writes its best.
+qualifying candidate of the best 10 m speed. A run of a dribbling task (positioning, driveBallToGoal) is checked
+by dribbling instead: bench/dribble.py's task, `--runs` trials from the task's starts with held-out jitter; it
+qualifies without a fall and ranks by the ball's mean progress. `--export` writes one candidate as a complete walk
+parameter file (the start file's sets plus the learned set under the task's name), as `villa optimize` writes its
+best.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import dribble as DR
 import motion_course as MC
 
 from villa_motion.params import load_parameter_sets
@@ -95,6 +99,9 @@ def main() -> None:
         return
 
     gens = sorted({g for g in by_gen if g % args.every == 0} | {hist[-1]["generation"]})
+    if desc["task"] in ("positioning", "driveBallToGoal"):
+        validate_dribble(args, desc, hist, gens, by_gen, objective, base, rt)
+        return
     print(f"run {args.run}: task {desc['task']}, {hist[-1]['evaluations']} evaluations, robot type {rt}; "
           f"{args.runs} trials per walk (bench/motion_course.py)")
     print(f"{'candidate':<22} {'task fitness':>12} {'10 m m/s':>9} {'done':>5} {'fwd falls':>9} {'course falls':>12}")
@@ -116,6 +123,40 @@ def main() -> None:
     g, which, _, m = max(ok, key=lambda r: r[3]["speed"])
     print(f"fastest without a fall: generation {g} {which}, {m['speed']:.3f} m/s "
           f"(start set {start['speed']:.3f} m/s); export: --export {g} {which} FILE")
+
+
+def validate_dribble(args, desc: dict, hist: list[dict], gens: list[int], by_gen: dict, objective, base: Path,
+                     rt: int) -> None:
+    """A dribbling run's candidates on bench/dribble.py's task (held-out starts): mean ball progress and falls."""
+    task = desc["task"]
+    print(f"run {args.run}: task {task}, {hist[-1]['evaluations']} evaluations, robot type {rt}; {args.runs} trials "
+          f"per candidate (bench/dribble.py --task {task})")
+    print(f"{'candidate':<22} {'task fitness':>12} {'ball m':>7} {'min':>6} {'falls':>5}")
+
+    def row(label, fit, res):
+        prog = np.array([p for p, _ in res])
+        falls = sum(f for _, f in res)
+        fit_s = f"{fit:12.3f}" if fit is not None else f"{'':>12}"
+        print(f"{label:<22} {fit_s} {prog.mean():7.2f} {prog.min():6.2f} {falls:>5}", flush=True)
+        return float(prog.mean()), falls
+
+    t0 = time.monotonic()
+    start = row(f"start set {desc['start_set']}", None,
+                DR.measure("inprocess", args.runs, rt, task, load_parameter_sets(base, robot_type=rt), verbose=False))
+    rows = []
+    for g in gens:
+        h = by_gen[g]
+        for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
+            res = DR.measure("inprocess", args.runs, rt, task, objective.parameter_sets(x), verbose=False)
+            rows.append((g, which, *row(f"gen {g} {which}", fit, res)))
+    print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
+    ok = [r for r in rows if r[3] == 0]
+    if not ok:
+        print("no candidate dribbles without a fall")
+        return
+    g, which, prog, _ = max(ok, key=lambda r: r[2])
+    print(f"best without a fall: generation {g} {which}, ball {prog:.2f} m (start set {start[0]:.2f} m); "
+          f"export: --export {g} {which} FILE")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,18 @@ def test_replacing_the_set_keeps_inheritance(tmp_path):
     assert sets["positioning"].max_step_x == pytest.approx(0.08)
 
 
+def test_the_robot_types_layers_are_kept(tmp_path):
+    """Types 1 and 2 walk goToTarget on a shorter step (villa_motion's walk_params.yaml robot_types): a learned file
+    keeps that, or those robots would walk type 0's step, on which they fall."""
+    o = _objective(tmp_path, set_name="positioning")
+    path = o.write_best(np.full(12, 0.25), 1.0, {}, tmp_path)[0]
+    shipped = config_path("villa_motion", "walk_params.yaml")
+    for rt in range(5):
+        learned, base = load_parameter_sets(path, robot_type=rt), load_parameter_sets(shipped, robot_type=rt)
+        assert learned["goToTarget"] == base["goToTarget"]
+    assert load_parameter_sets(path, robot_type=1)["goToTarget"].max_step_x == pytest.approx(0.11)
+
+
 class _FakeWorld:
     """Scores an episode by where the robot is placed: fitness = 10 + 100 * y offset; falls when placed left of 3 cm."""
 

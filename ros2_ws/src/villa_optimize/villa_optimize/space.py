@@ -74,18 +74,19 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_parameter_set(out: str | Path, base_file: str | Path, set_name: str, params, header: str = "") -> Path:
     """Write `out`: every set of `base_file` as written there (`inherit` kept) plus `set_name` = `params` (a
-    villa_motion WalkParams; fields at their defaults are left out), replacing a set of that name. The file loads
-    with villa_motion.params.load_parameter_sets and can be given to the motion node as `walk_parameter_sets`."""
+    villa_motion WalkParams; fields at their defaults are left out), replacing a set of that name, and the base
+    file's per-robot-type layers (`robot_types`) as they are. The file loads with
+    villa_motion.params.load_parameter_sets and can be given to the motion node as `walk_parameter_sets`."""
     from villa_motion.params import load_parameter_sets
 
     base_file, out = Path(base_file), Path(out)
-    raw = yaml.safe_load(base_file.read_text())["sets"]
+    data = yaml.safe_load(base_file.read_text())
     defaults = type(params)()
     values = {k: round(float(v), 5) for k, v in params.__dict__.items() if v != getattr(defaults, k)}
-    sets = dict(raw)
+    sets = dict(data["sets"])
     sets[set_name] = values
     text = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
-    body = yaml.safe_dump({"sets": sets}, sort_keys=False, default_flow_style=None, width=118)
+    body = yaml.safe_dump({**data, "sets": sets}, sort_keys=False, default_flow_style=None, width=118)
     write_text_atomic(out, text + body)
     load_parameter_sets(out)          # what we write must load
     return out
