@@ -9,6 +9,7 @@ per kick the outcomes, the ball's travel (mean, std, m) and its direction error 
 
     python bench/kick_approach.py [--set tuned] [--kicks forward_L,side_R] [--attempts 10]
     python bench/kick_approach.py --params runs/kick/kick_params.yaml --set optimized --kicks forward_L
+    python bench/kick_approach.py --walk-params runs/pos/walk_params.yaml     # a learned positioning set's approach
 
 --params: a kick parameter YAML (e.g. written by `villa optimize kick`); its sets may inherit from the shipped
 config/kick_params.yaml's.
@@ -53,13 +54,16 @@ def main() -> None:
     ap.add_argument("--kicks", default="", help="comma-separated kick names (default: every left-foot kick)")
     ap.add_argument("--attempts", type=int, default=10)
     ap.add_argument("--robot-type", type=int, default=0)
+    ap.add_argument("--walk-params", default=None,
+                    help="walk parameter sets the approach walks (default villa_motion's walk_params.yaml)")
     a = ap.parse_args()
     kicks = load_kicks(a.set, a.params, a.robot_type)
     names = a.kicks.split(",") if a.kicks else sorted(k for k in kicks if k.endswith("_L"))
     unknown = [n for n in names if n not in kicks]
     if unknown:
         raise SystemExit(f"unknown kicks {', '.join(unknown)}; have {', '.join(sorted(kicks))}")
-    walk_sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    walk_sets = load_parameter_sets(a.walk_params or config_path("villa_motion", "walk_params.yaml"),
+                                    robot_type=a.robot_type)
     print(f"kick set {a.set}{' of ' + a.params if a.params else ''}, {a.attempts} approaches per kick "
           f"(half circle 1 m around the ball), robot type {a.robot_type}")
     print(f"{'kick':<10} {'kicked':>6} {'fell':>4} {'ran':>3} {'t/o':>3} {'dist':>5} {'std':>4} {'dir err':>7} "
