@@ -726,15 +726,12 @@ def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
             for i in range(args.games)]
 
 
-def main(args: argparse.Namespace | None = None) -> int:
-    if args is None:
-        parser = argparse.ArgumentParser(prog="villa games", description=__doc__.splitlines()[0])
-        add_arguments(parser)
-        args = parser.parse_args()
+def check_arguments(args: argparse.Namespace) -> str | None:
+    """Fill in the defaults that depend on other options (--duration, --players) and check the values: the reason
+    they cannot be played, or None."""
     penalty = bool(getattr(args, "penalty", False))
     if penalty and args.players not in (None, 1):
-        print("villa games: --penalty is 1 v 1 (a striker and a goalie); leave out --players", file=sys.stderr)
-        return 2
+        return "--penalty is 1 v 1 (a striker and a goalie); leave out --players"
     if args.duration is None:
         args.duration = PENALTY_TIME if penalty else 120.0
     if args.players is None:
@@ -742,19 +739,28 @@ def main(args: argparse.Namespace | None = None) -> int:
     for name, ok, what in (("--games", args.games >= 1, "at least 1"), ("--duration", args.duration > 0, "positive"),
                            ("--players", 1 <= args.players <= 11, "1..11"), ("--jobs", args.jobs >= 1, "at least 1")):
         if not ok:
-            print(f"villa games: {name} must be {what}", file=sys.stderr)
-            return 2
+            return f"{name} must be {what}"
     if args.server == "simspark":
         from villa_sim.simspark import available
 
         ok, why = available()
         if not ok:
-            print(f"villa games: --server simspark: {why}", file=sys.stderr)
-            return 2
+            return f"--server simspark: {why}"
         if args.socket:
-            print("villa games: --socket applies to villa sim (SimSpark always runs as its own process)",
-                  file=sys.stderr)
-            return 2
+            return "--socket applies to villa sim (SimSpark always runs as its own process)"
+    return None
+
+
+def main(args: argparse.Namespace | None = None) -> int:
+    if args is None:
+        parser = argparse.ArgumentParser(prog="villa games", description=__doc__.splitlines()[0])
+        add_arguments(parser)
+        args = parser.parse_args()
+    error = check_arguments(args)
+    if error:
+        print(f"villa games: {error}", file=sys.stderr)
+        return 2
+    penalty = bool(getattr(args, "penalty", False))
     out = Path(args.out or f".villa-logs/games-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     args.out = str(out)

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Benchmark: one game of `villa games` traced every 0.2 simulated s, to see why a game ends as it does.
+
+    source scripts/env.sh && python bench/game_trace.py --seed 1 --players 3 --opponent allball [--out runs/trace]
+
+Takes `villa games`' options and plays the game `villa games` plays first with them (villa sim stepped in process,
+team A on the left).
+Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether it
+is upright, its pose estimate, role, walk order or skill) and trace.png (the ball's x over time with each team's
+on-ball player's distance to it, and the ball's path on the field), and prints the game's result line and a
+per-team summary of where the time went: the on-ball player's distance to the ball, the share of samples with the
+ball within 0.5 m of a robot of each team, the ball's speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from villa_bringup import games as G
+
+
+class TracedGame(G.HostedGame):
+    def __init__(self, spec: G.GameSpec) -> None:
+        super().__init__(spec, "rcssservermj")
+        self.rows: list[dict] = []
+
+    def sample(self, gt, kick_off, progress) -> float:
+        played = super().sample(gt, kick_off, progress)
+        row = {"t": round(played, 2), "mode": gt.play_mode, "score": [gt.score_left, gt.score_right],
+               "ball": [round(v, 3) for v in gt.ball[:2]], "players": []}
+        for side, team in self.teams.items():
+            for pl in team:
+                unum = pl.session.unum or pl.backend.unum
+                truth = gt.players.get((side, unum))
+                c = pl.commands
+                d = c.decision if c is not None else None
+                est = pl.pose()
+                row["players"].append({
+                    "side": side, "unum": unum,
+                    "truth": None if truth is None else [round(truth.position[0], 3), round(truth.position[1], 3),
+                                                         round(truth.yaw, 3)],
+                    "upright": None if truth is None else round(truth.upright, 2),
+                    "est": [round(v, 3) for v in est],
+                    "role": None if d is None else d.role,
+                    "walk": None if d is None or d.walk is None else
+                    [round(d.walk.x, 2), round(d.walk.y, 2), round(d.walk.theta, 2), d.walk.parameter_set,
+                     d.walk.stop],
+                    "skill": None if d is None else d.skill,
+                    "target": None if d is None else [round(float(v), 2) for v in d.target],
+                    "motion": pl.motion.mode.name if hasattr(pl.motion.mode, "name") else str(pl.motion.mode)})
+        self.rows.append(row)
+        return played
+
+
+def summarize(rows: list[dict]) -> dict:
+    out = {}
+    ball = np.array([r["ball"] for r in rows])
+    speed = np.linalg.norm(np.diff(ball, axis=0), axis=1) / 0.2
+    out["ball_speed_mean"] = float(speed.mean())
+    out["ball_moving_share"] = float((speed > 0.1).mean())
+    for side in ("left", "right"):
+        near, onball_d, down = [], [], []
+        for r in rows:
+            b = np.array(r["ball"])
+            ps = [p for p in r["players"] if p["side"] == side and p["truth"] is not None]
+            d = [float(np.linalg.norm(np.array(p["truth"][:2]) - b)) for p in ps]
+            near.append(min(d) < 0.5 if d else False)
+            onball_d.append(min(d) if d else math.nan)
+            down.append(sum(1 for p in ps if (p["upright"] or 0) < 0.6))
+        out[side] = {"ball_within_0.5m": float(np.mean(near)), "nearest_to_ball_mean": float(np.nanmean(onball_d)),
+                     "players_down_mean": float(np.mean(down))}
+    return out
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = np.array([r["t"] for r in rows])
+    ball = np.array([r["ball"] for r in rows])
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 9))
+    a1.plot(t, ball[:, 0], "k-", label="ball x")
+    for side, colour in (("left", "tab:blue"), ("right", "tab:red")):
+        d = []
+        for r in rows:
+            b = np.array(r["ball"])
+            ds = [np.linalg.norm(np.array(p["truth"][:2]) - b) for p in r["players"]
+                  if p["side"] == side and p["truth"] is not None]
+            d.append(min(ds) if ds else np.nan)
+        a1.plot(t, d, color=colour, lw=0.8, label=f"{side}: nearest robot to the ball (m)")
+    a1.axhline(15, color="grey", lw=0.5)
+    a1.axhline(-15, color="grey", lw=0.5)
+    a1.set_xlabel("s")
+    a1.legend(fontsize=8)
+    a2.plot(ball[:, 0], ball[:, 1], "k-", lw=0.8)
+    a2.add_patch(plt.Rectangle((-15, -10), 30, 20, fill=False))
+    a2.set_aspect("equal")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    G.add_arguments(ap)                    # villa games' own options: --seed, --players, --opponent, --config, ...
+    a = ap.parse_args()
+    a.games = 1
+    error = G.check_arguments(a)
+    if error:
+        ap.error(error)
+    if a.server != "villa" or a.socket:
+        ap.error("the trace steps villa sim in process: --server villa without --socket")
+    out = Path(a.out or "runs/trace")
+    out.mkdir(parents=True, exist_ok=True)
+    a.out = str(out)
+    spec = G.specs_from_args(a)[0]
+    game = TracedGame(spec)
+    result = game.play(threading.Event(), lambda played: None)
+    with open(out / "trace.jsonl", "w") as f:
+        for r in game.rows:
+            f.write(json.dumps(r) + "\n")
+    plot(game.rows, out / "trace.png")
+    print(json.dumps({k: result[k] for k in ("game", "seed", "goal_difference", "result")}))
+    print(json.dumps(summarize(game.rows), indent=1))
+    print(f"trace: {out / 'trace.jsonl'}, plot: {out / 'trace.png'}")
+
+
+if __name__ == "__main__":
+    main()
