@@ -26,7 +26,7 @@ import numpy as np
 from villa_motion import arbiter as A
 from villa_motion.params import load_parameter_sets
 from villa_nao.params import config_path
-from villa_optimize.tasks import start_jitter
+from villa_optimize.tasks import motion_cycle, start_jitter
 from villa_optimize.worlds import make_world
 
 COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = stop)
@@ -117,7 +117,7 @@ class Walk:
                 self.speed, self.done = self.distance / (t - self.origin[2]), True
             elif t >= sum(s for _, s, _ in self.segments):
                 self.done = True
-        return self.w.update(o.t, o.joints).targets
+        return motion_cycle(self.w, o).targets
 
     def _segment(self, t: float):
         for name, secs, cmd in self.segments:

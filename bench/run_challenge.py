@@ -27,6 +27,7 @@ import motion_course as MC
 import numpy as np
 
 from villa_motion import arbiter as A
+from villa_optimize.tasks import motion_cycle
 from villa_optimize.worlds import make_world
 from villa_strategy import behaviours as B
 
@@ -76,7 +77,7 @@ class Run:
         t = o.t - self.t0
         if self.done or t < STAND:
             self.w.walk_request(A.WalkRequest(A.WALK_STAND))
-            return self.w.update(o.t, o.joints).targets
+            return motion_cycle(self.w, o).targets
         if self.yaw0 is None:
             self.yaw0 = o.yaw
         self.yaw_end = o.yaw
@@ -91,7 +92,7 @@ class Run:
                 self.done, self.fell, self.end = True, fallen, (o.x, timed)
         order = B.go_to((o.x, o.y), o.yaw, TARGET, body=self.body, arrive=0.0)
         self.w.walk_request(A.WalkRequest(A.WALK_NORMALIZED, order.x, order.y, order.theta, order.parameter_set))
-        return self.w.update(o.t, o.joints).targets
+        return motion_cycle(self.w, o).targets
 
     def timed_out(self) -> bool:
         return self.t0 is not None and self.t_last - self.t0 > self.task.duration() + 2.0

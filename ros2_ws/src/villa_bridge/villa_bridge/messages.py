@@ -17,7 +17,7 @@ from std_msgs.msg import Header
 
 from villa_bridge.joint_io import build_joint_state, from_wire
 from villa_bridge.perception import Perception, Pol
-from villa_bridge.teamframe import field_pose, landmark_name, play_mode, scores, torso_axes
+from villa_bridge.teamframe import field_pose, gyro_rates, landmark_name, play_mode, scores, torso_axes
 from villa_msgs.msg import (
     FootContact,
     FootContacts,
@@ -59,9 +59,7 @@ def imu(p: Perception, t: Time) -> Imu | None:
     msg.header.frame_id = "base_link"
     msg.orientation_covariance[0] = -1.0
     if p.gyro is not None:
-        gx, gy, gz = torso_axes(p.gyro)
-        msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = (
-            math.radians(gx), math.radians(gy), math.radians(gz))
+        msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = gyro_rates(p.gyro)
     if p.acc is not None:
         msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = torso_axes(p.acc)
     return msg

@@ -73,11 +73,11 @@ class BridgeNode(Node):
         t = messages.stamp(p.time)
         side = self.session.side
         self._pub_clock.publish(messages.clock(p.time))
+        imu = messages.imu(p, t)                      # before the joint states: motion's cycle balances on this
+        if imu is not None:                           # cycle's angular rate
+            self._pub_imu.publish(imu)
         if p.joint_names:
             self._pub_js.publish(messages.joint_state(p, t))
-        imu = messages.imu(p, t)
-        if imu is not None:
-            self._pub_imu.publish(imu)
         self._pub_feet.publish(messages.foot_contacts(p, t, self.toes))
         gs = messages.game_state(p, t, self.session.unum, side, self.team)
         if gs is not None:

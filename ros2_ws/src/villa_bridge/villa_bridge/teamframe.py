@@ -33,6 +33,13 @@ def torso_axes(v) -> tuple[float, float, float]:
     return (float(v[1]), -float(v[0]), float(v[2]))
 
 
+def gyro_rates(v) -> tuple[float, float, float]:
+    """A gyro reading on the wire (deg/s, SimSpark's torso axes) -> rad/s in REP-103 torso axes (roll, pitch, yaw
+    rates), what villa_msgs' imu topic carries."""
+    x, y, z = torso_axes(v)
+    return math.radians(x), math.radians(y), math.radians(z)
+
+
 def landmark_name(name: str, side: str | None) -> str:
     """Team-relative landmark name for an agent on ``side`` ("left" keeps the server's names)."""
     if side == "right":

@@ -122,11 +122,11 @@ def test_nodes_and_in_process_pipeline_agree(recording, ros_domain):
 
         def bridge_publish(p, _t0):                      # what the bridge node publishes, in its order
             t = messages.stamp(p.time)
-            if p.joint_names:
-                router.publish(f"{ns}/joint_states", messages.joint_state(p, t))
             imu = messages.imu(p, t)
             if imu is not None:
                 router.publish(f"{ns}/imu", imu)
+            if p.joint_names:
+                router.publish(f"{ns}/joint_states", messages.joint_state(p, t))
             gs = messages.game_state(p, t, session.unum, session.side, backend.team)
             if gs is not None:
                 router.publish(f"{ns}/game_state", gs)

@@ -4,9 +4,10 @@ plain objects the nodes wrap (docs/architecture.md, "One player, three hosts"), 
 Each server perception runs through the stages as the ROS graph passes it on, in the bridge node's publish order
 with every subscriber called at once (what the nodes do on their topics):
 
-1. joint_states -> perception (head angles) and the motion arbiter's cycle -> joint targets (-> the session),
+1. imu -> motion (the angular rate for the walk's balance) and perception's fall state -> localization, motion,
+   strategy;
+2. joint_states -> perception (head angles) and the motion arbiter's cycle -> joint targets (-> the session),
    odometry (-> localization) and motion status (-> strategy);
-2. imu -> perception's fall state -> localization, motion, strategy;
 3. game_state -> perception and localization (who we are) and, once the server confirmed us, the strategy's decision
    -> beam (-> session, localization), say (-> session), skill request, walk and head (-> motion);
 4. vision -> perception's observations -> localization's world estimate -> strategy;
@@ -28,7 +29,7 @@ from villa_bridge.config import make_backend, session_config
 from villa_bridge.joint_io import CommandError, command_to_targets, from_wire
 from villa_bridge.perception import Perception
 from villa_bridge.session import BridgeSession
-from villa_bridge.teamframe import landmark_name, play_mode, torso_axes
+from villa_bridge.teamframe import gyro_rates, landmark_name, play_mode, torso_axes
 from villa_bringup.accounting import MotionContext
 from villa_localization.stage import LocalizationStage, WorldEstimate
 from villa_localization.world_model import Observed
@@ -116,17 +117,19 @@ class PlayerPipeline:
         t = wire_time(p.time)
         self.sim_time = t
         side = self.session.side
+        if p.gyro is not None or p.acc is not None:                          # imu -> motion, fall_state
+            if p.gyro is not None:
+                self.motion.imu(gyro_rates(p.gyro))
+            state, _ = self.perception.imu(t, torso_axes(p.acc) if p.acc is not None else (0.0, 0.0, 0.0))
+            self.localization.fall(state != A.UPRIGHT, t)
+            self.motion.fall(state)
+            self.strategy.fall(state)
         if p.joint_names:                                                   # joint_states
             names, pos, _ = from_wire(p.joint_names, p.joint_angles)
             joints = dict(zip(names, pos.tolist(), strict=True))
             if "HeadYaw" in joints and "HeadPitch" in joints:
                 self.perception.joints(t, joints["HeadYaw"], joints["HeadPitch"])
             self._motion(t, joints)
-        if p.gyro is not None or p.acc is not None:                          # imu -> fall_state
-            state, _ = self.perception.imu(t, torso_axes(p.acc) if p.acc is not None else (0.0, 0.0, 0.0))
-            self.localization.fall(state != A.UPRIGHT, t)
-            self.motion.fall(state)
-            self.strategy.fall(state)
         if p.game is not None:                                              # game_state
             unum = self.session.unum or 0
             self.game_time = p.game.game_time

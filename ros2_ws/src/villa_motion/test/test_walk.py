@@ -1,6 +1,7 @@
 """Walk engine (§10.1, §10.4): equations at chosen phases, step-size control, parameter sets, odometry, stopping."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -239,7 +240,31 @@ def test_shipped_sets_differ_per_robot_type_where_the_run_challenge_fell():
     path = config_path("villa_motion", "walk_params.yaml")
     zero, two = load_parameter_sets(path), load_parameter_sets(path, robot_type=2)
     assert two["goToTarget"].max_step_x < zero["goToTarget"].max_step_x
-    assert two["sprint"] == two["goToTarget"] and two["positioning"] == zero["positioning"]
+    assert two["positioning"].max_step_x < zero["positioning"].max_step_x
+    assert two["sprint"] == two["goToTarget"] and two["kickApproach"] == zero["kickApproach"]
+
+
+def test_balance_feedback_moves_only_the_stance_ankle_by_the_gains():
+    p = replace(P, gyro_roll=0.05, gyro_pitch=0.02)
+    plain, fed = WalkEngine({"p": p}), WalkEngine({"p": p})
+    for w in (plain, fed):
+        w.command_normalized(0.5, 0.0, 0.0)
+    for i in range(40):
+        a = plain.update(0.02)
+        b = fed.update(0.02, gyro=(0.4, -0.3, 2.0))           # rad/s: roll, pitch, yaw rates
+        stance = "L" if fed.left_stance else "R"
+        diff = {n: b.joints[n] - a.joints[n] for n in a.joints if abs(b.joints[n] - a.joints[n]) > 1e-12}
+        assert diff == pytest.approx({stance + "AnklePitch": 0.02 * -0.3, stance + "AnkleRoll": 0.05 * 0.4}), i
+    standing = WalkEngine({"p": p})
+    assert standing.update(0.02, gyro=(1.0, 1.0, 0.0)).joints == WalkEngine({"p": p}).update(0.02).joints
+
+
+def test_shipped_sets_balance_except_on_a_physical_nao_and_in_the_kick_approach():
+    path = config_path("villa_motion", "walk_params.yaml")
+    sim, nao = load_parameter_sets(path), load_parameter_sets(path, "naoqi")
+    assert all(sim[n].gyro_roll > 0 and sim[n].gyro_pitch > 0 for n in ("goToTarget", "sprint", "positioning"))
+    assert sim["kickApproach"].gyro_roll == sim["kickApproach"].gyro_pitch == 0.0
+    assert all(s.gyro_roll == s.gyro_pitch == 0.0 for s in nao.values()) and set(nao) == set(sim)
 
 
 def test_bad_inputs_never_produce_nan():

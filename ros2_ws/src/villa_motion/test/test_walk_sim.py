@@ -43,6 +43,36 @@ def test_walks_2_m_forward_without_falling():
     assert abs(p[1] - start[1]) < 1.0
 
 
+# the end of bench/motion_course.py's goToTarget course: (seconds, normalized command(t) or None = stand)
+COURSE_END = [
+    (4.0, lambda t: ((1, 0.5, 0), (-1, -0.5, 0), (0.3, 1, 0), (0.3, -1, 0))[int(t / 0.5) % 4]),   # quick changes
+    (4.0, lambda t: (1, 0, 0) if int(t / 1.0) % 2 == 0 else None),                               # stop and go
+    (4.0, lambda t: (1, 0.7 if int(t / 1.0) % 2 else -0.7, 0)),                                   # weave
+    (5.0, lambda t: (1, 0, -max(0.2, 1 - t / 5))),                                                # spirals
+    (5.0, lambda t: (1, 0, max(0.2, 1 - t / 5))),
+    (2.0, None),
+]
+
+
+@pytest.mark.parametrize("robot_type", [0, 1])
+def test_the_end_of_the_course_stays_upright_with_the_balance_feedback(robot_type):
+    """The gyro fed back as the game's motion does, with the shipped gains; without it both robot types fell here (type
+    0 in the spirals or the stop after them from wherever the course was started, type 1 in the second spiral)."""
+    nao = InProcessNao(x=-8.0, y=0.0, theta=0.0, robot_type=robot_type)
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"), robot_type=robot_type)
+    w = WalkEngine(sets, "goToTarget", robot_type=robot_type)
+    for _ in range(25):
+        nao.command(w.update(0.02, nao.joint_angles()).joints)
+        nao.step()
+    for k, (seconds, command) in enumerate(COURSE_END):
+        for i in range(int(seconds / 0.02)):
+            c = command(i * 0.02) if command is not None else None
+            w.command_stand() if c is None else w.command_normalized(*c)
+            nao.command(w.update(0.02, nao.joint_angles(), gyro=tuple(nao.gyro())).joints)
+            nao.step()
+            assert nao.torso_pose()[2] > 0.5, f"fell in segment {k} of the course's end"
+
+
 def _heading_change(command, seconds: float = 4.0, set_name: str = "goToTarget") -> float:
     """deg the torso turned (summed cycle by cycle) holding a normalized walk command for `seconds` after 0.5 s of
     standing."""

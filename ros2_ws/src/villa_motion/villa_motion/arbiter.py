@@ -239,6 +239,7 @@ class MotionArbiter:
         self.head_req = HeadRequest()
         self.mode = Mode.WALK
         self.fall_state = UPRIGHT
+        self.gyro: tuple[float, float, float] | None = None   # the IMU's latest angular rate (the walk's balance)
         self.player: SkillPlayer | None = None          # SKILL / GETUP
         self.player_name = ""
         self._ended_at: float | None = None             # GETUP: when the get-up skill ended (held since)
@@ -257,6 +258,11 @@ class MotionArbiter:
     def fall(self, state: int) -> None:
         """The fall state (§8, villa_msgs/FallState values) from perception."""
         self.fall_state = int(state)
+
+    def imu(self, gyro) -> None:
+        """The IMU's angular rate (rad/s, REP-103 torso axes; None: none): the walk's balance feedback uses the latest
+        (the hosts deliver a cycle's before its joint states)."""
+        self.gyro = None if gyro is None else (float(gyro[0]), float(gyro[1]), float(gyro[2]))
 
     def head(self, req: HeadRequest) -> None:
         self.head_req = req
@@ -417,7 +423,7 @@ class MotionArbiter:
                 self.done = True
                 self._to_walk(stop=True)
         else:                                           # WALK, STOPPING, FALLEN: the walk engine
-            out = self.walk.update(dt, joints)
+            out = self.walk.update(dt, joints, self.gyro)
             targets = dict(out.joints)
             phase, com_error, unstable = out.phase, out.com_error, out.unstable
             self._integrate(out.odometry)

@@ -3,7 +3,8 @@
 One output per incoming `joint_states` (one per server cycle): all joint targets, odometry and motion status. The
 arbiter decides who owns the joints (walk, stop-for-a-kick, kick, skill, get-up, fallen); see its docstring for the
 requests: `cmd_walk`, `motion_request` (a skill, ``kick`` / ``kick_<name>`` with ``ball_x``, ``ball_y`` [,
-``direction``], or ``walk``), `head_command`, `fall_state`. Parameters: config/motion.yaml.
+``direction``], or ``walk``), `head_command`, `fall_state`, and `imu` (the walk's balance feedback uses the latest
+angular rate). Parameters: config/motion.yaml.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import threading
 from geometry_msgs.msg import Quaternion
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import Imu, JointState
 
 from villa_motion import arbiter as A
 from villa_motion.skills import SkillError
@@ -65,6 +66,7 @@ class MotionNode(Node):
         self.create_subscription(MotionRequest, "motion_request", self._on_request, QOS)
         self.create_subscription(HeadCommand, "head_command", self._on_head, QOS)
         self.create_subscription(FallState, "fall_state", self._on_fall, QOS)
+        self.create_subscription(Imu, "imu", self._on_imu, QOS)
         a = self.arbiter
         self.get_logger().info(f"motion: robot type {a.robot_type}, walk sets {', '.join(a.walk.sets)}, "
                                f"skills {', '.join(sorted(a.skills))}, kicks {', '.join(sorted(a.kicks))}")
@@ -91,6 +93,11 @@ class MotionNode(Node):
     def _on_fall(self, msg: FallState) -> None:
         with self._lock:
             self.arbiter.fall(msg.state)
+
+    def _on_imu(self, msg: Imu) -> None:
+        w = msg.angular_velocity
+        with self._lock:
+            self.arbiter.imu((w.x, w.y, w.z))
 
     def _on_joints(self, msg: JointState) -> None:
         with self._lock:

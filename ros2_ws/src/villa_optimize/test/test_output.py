@@ -60,7 +60,7 @@ def test_replacing_the_set_keeps_inheritance(tmp_path):
     path = o.write_best(np.full(12, 0.25), 1.0, {}, tmp_path)[0]
     sets = load_parameter_sets(path)
     assert sets["sprint"] == sets["goToTarget"]                 # sprint inherits the learned goToTarget
-    assert sets["positioning"].max_step_x == pytest.approx(0.08)
+    assert sets["positioning"].max_step_x == pytest.approx(0.12)
 
 
 def test_the_robot_types_layers_are_kept(tmp_path):

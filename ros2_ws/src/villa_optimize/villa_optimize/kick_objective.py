@@ -28,7 +28,7 @@ from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_nao import field as F
 from villa_optimize.space import Space, write_text_atomic
-from villa_optimize.tasks import UPRIGHT_FALLEN, Observation
+from villa_optimize.tasks import UPRIGHT_FALLEN, Observation, motion_cycle
 from villa_strategy import behaviours as B
 
 BALL = (-5.0, 0.0)               # ball position on the field (global frame)
@@ -145,7 +145,7 @@ class KickEpisode:
                 w = step.walk
                 self.motion.walk_request(A.WalkRequest(A.WALK_STAND if w.stop else A.WALK_NORMALIZED, w.x, w.y,
                                                        w.theta, w.parameter_set))
-        out = self.motion.update(o.t, o.joints)
+        out = motion_cycle(self.motion, o)
         if self.done:
             return out.targets
         if self.state == "approach" and out.mode == A.Mode.KICK:

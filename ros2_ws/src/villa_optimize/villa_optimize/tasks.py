@@ -66,6 +66,14 @@ class Observation:
     z: float = math.nan                                # torso height, m
     feet: tuple[bool, bool] | None = None              # (left, right) foot touching the ground, where known
     acc: tuple[float, float, float] | None = None      # accelerometer, m/s^2, REP-103 torso axes, where known
+    gyro: tuple[float, float, float] | None = None     # angular rate, rad/s, REP-103 torso axes, where known
+
+
+def motion_cycle(motion, o: Observation):
+    """One cycle of the game's motion arbiter on an observation, as the game's hosts run it: the IMU's angular rate
+    (the walk's balance feedback), then the joint states. Returns the arbiter's output."""
+    motion.imu(o.gyro)
+    return motion.update(o.t, o.joints)
 
 
 @dataclass(frozen=True)
@@ -240,7 +248,7 @@ class Episode:
         self.t_last = o.t
         if not self.done:
             self._advance(o)
-        return self.motion.update(o.t, o.joints).targets
+        return motion_cycle(self.motion, o).targets
 
     def _advance(self, o: Observation) -> None:
         s = self.to_course(o)

@@ -26,7 +26,7 @@ import math
 import threading
 import time
 
-from villa_bridge.teamframe import torso_axes
+from villa_bridge.teamframe import gyro_rates, torso_axes
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import body
 from villa_nao import field as F
@@ -163,7 +163,8 @@ class InProcessWorld:
             p, yaw, up = nao.torso_pose()
             b = (float(ball.xpos[0]), float(ball.xpos[1])) if task.ball is not None else None
             nao.command(ep.step(Observation(nao.time, float(p[0]), float(p[1]), yaw, up, nao.joint_angles(), b,
-                                            z=float(p[2]), feet=nao.feet(), acc=tuple(nao.accelerometer()))))
+                                            z=float(p[2]), feet=nao.feet(), acc=tuple(nao.accelerometer()),
+                                            gyro=tuple(nao.gyro()))))
             nao.step()
         return ep.result()
 
@@ -267,7 +268,8 @@ class _SocketWorld:
             return
         x, y, z, yaw, up = pose
         obs = Observation(now, x, y, yaw, up, joints, self._ball(task), z=z, feet=("lf" in p.frp, "rf" in p.frp),
-                          acc=None if p.acc is None else torso_axes(p.acc))
+                          acc=None if p.acc is None else torso_axes(p.acc),
+                          gyro=None if p.gyro is None else gyro_rates(p.gyro))
         self._submit(job.episode.step(obs), p.time)
         if job.episode.done or job.episode.timed_out():
             job.result = job.episode.result()

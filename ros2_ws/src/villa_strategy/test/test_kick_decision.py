@@ -144,7 +144,7 @@ def test_kick_approach_kicks_only_with_the_ball_inside_the_reachable_region():
     assert KK.reachable(kick, F.to_local(ball, me, face))
     assert not KK.reachable(kick, F.to_local(ball, me, face), margin=0.01)
     target, walk = B.kick_approach(kick, me, face, ball, 0.0)
-    assert walk is not None and walk.x > 0 and walk.parameter_set == "positioning"
+    assert walk is not None and walk.x > 0 and walk.parameter_set == B.KICK_APPROACH_SET   # the last half metre
 
 
 def test_kick_approach_turns_in_proportion_near_the_ball_and_goes_around_it_from_the_front():

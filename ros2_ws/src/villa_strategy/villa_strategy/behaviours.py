@@ -17,7 +17,9 @@ from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk input
 from villa_nao import field as F
 
 HALF_GOAL_Y = F.GOAL_WIDTH / 2
-NEAR_BALL_SET = "positioning"      # §10.3: the walk parameter set used near the ball (and so the kick's stand)
+NEAR_BALL_SET = "positioning"      # §10.3: the walk parameter set used near the ball (dribbling, circling it)
+KICK_APPROACH_SET = "kickApproach"  # the last KICK_APPROACH_NEAR m to a kick's stand-at point (and the kick's stand):
+KICK_APPROACH_NEAR = 0.5           # the positioning set's shorter steps of before (its 0.12 m ran into the ball)
 
 
 def wrap(a: float) -> float:
@@ -51,6 +53,11 @@ class Body:
 
     def stand(self, set_name: str = NEAR_BALL_SET) -> KK.StandPose:
         return self.stands.get(set_name) or next(iter(self.stands.values()))
+
+    def kick_set(self) -> str:
+        """The set a kick is approached (and kicked from) with: KICK_APPROACH_SET, or NEAR_BALL_SET in a walk file
+        without it."""
+        return KICK_APPROACH_SET if KICK_APPROACH_SET in self.speeds else NEAR_BALL_SET
 
 
 @cache
@@ -262,7 +269,7 @@ def kick_approach(kick, me, theta: float, ball, direction: float, body: Body | N
     err = wrap(heading - theta)
     if dist < near and abs(err) < turn_tolerance:
         rel = F.to_local(ball, me, theta)
-        if KK.reachable(kick, rel, body.stand(NEAR_BALL_SET), body.robot_type, margin=reach_margin):
+        if KK.reachable(kick, rel, body.stand(body.kick_set()), body.robot_type, margin=reach_margin):
             return stand_at, None
     v = (stand_at - ball) / max(float(np.linalg.norm(stand_at - ball)), 1e-6)
     off = me - stand_at
@@ -274,6 +281,8 @@ def kick_approach(kick, me, theta: float, ball, direction: float, body: Body | N
     walk = go_to(me, theta, target, face=heading, body=body, arrive=0.01, near_ball=True)
     if float(np.linalg.norm(target - me)) < 0.5:
         walk = WalkOrder(walk.x, walk.y, near_ball_turn(err, turn_range), walk.parameter_set)
+    if dist < KICK_APPROACH_NEAR:
+        walk = WalkOrder(walk.x, walk.y, walk.theta, body.kick_set(), walk.stop)
     return stand_at, walk
 
 

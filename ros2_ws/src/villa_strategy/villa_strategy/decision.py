@@ -352,7 +352,7 @@ class TeamPlayer:
             return None
         direction, pool = self._kickoff_kick()
         step = self.kicker.execute(me, theta, ball, direction, pool, near=KICKOFF_LINEUP_NEAR)
-        walk = step.walk or B.WalkOrder(0.0, 0.0, 0.0, B.NEAR_BALL_SET, stop=True)
+        walk = step.walk or B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True)
         return Decision("onBall", tuple(step.target), walk=walk, head_ball_focus=True, beam=beam, method="kickoff")
 
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
@@ -377,7 +377,7 @@ class TeamPlayer:
                 # a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the ball it
                 # sees at its feet is cm off; a step then takes it off the spot the beam chose (issue 19: 4 of 10
                 # kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s)
-                return me, B.WalkOrder(0.0, 0.0, 0.0, "positioning", stop=True), None, {}
+                return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
