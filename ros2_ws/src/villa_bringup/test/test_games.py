@@ -159,6 +159,30 @@ def test_a_fall_is_logged_with_its_cause():
     assert right["fall_log"][0]["nearest_robot"] == pytest.approx(0.3) and right["fall_log"][0]["speed"] == 0.4
 
 
+def test_a_robot_that_falls_after_a_push_is_counted_as_a_collision_within_the_contact_window():
+    """A pushed robot tips over for up to a second while the other walks on: the closest another robot came in the
+    CONTACT_WINDOW before the fall names the cause."""
+    from villa_bringup.accounting import CONTACT_WINDOW, Accounting, MotionContext
+    from villa_sim.trainer import GroundTruth, PlayerTruth
+
+    def fall_after(seconds: float) -> dict:
+        acc = Accounting("villa", "other", lambda team, unum: MotionContext(0.0, "walk", "walk", 0.3, 0.0, None))
+        t, samples = 0.0, [(0.3, 1.0)] + [(1.0, 1.0)] * round(seconds / 0.2 - 1) + [(1.0, 0.1)]
+        for x2, up in samples:                       # (the other robot's x, our up axis), one sample per 0.2 s
+            acc.sample(GroundTruth(t, t, "PlayOn", 0, 0, (5.0, 0.0, 0.04), (0.0, 0.0, 0.0),
+                                   {("left", 1): PlayerTruth("villa", "left", 1, (0.0, 0.0, 0.3), _tilted(up)),
+                                    ("right", 1): PlayerTruth("other", "right", 1, (x2, 0.0, 0.3), _tilted(1.0))}))
+            t += 0.2
+        (f,) = acc.summary("left")["fall_log"]
+        return f
+
+    pushed = fall_after(0.6)
+    assert pushed["cause"] == "collision" and pushed["closest_robot"] == pytest.approx(0.3)
+    assert pushed["nearest_robot"] == pytest.approx(1.0)
+    alone = fall_after(CONTACT_WINDOW + 0.4)
+    assert alone["cause"] == "walking" and alone["closest_robot"] == pytest.approx(1.0)
+
+
 def test_kick_tracker_follows_where_the_ball_went():
     from villa_motion.arbiter import KickRecord
     from villa_sim.trainer import GroundTruth

@@ -9,7 +9,7 @@ and starts again is not counted as new falls), the share of robot samples down, 
 error (its own pose estimate against the truth, in its team's field frame).
 
 Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
-robot's from the truth, and, where the player's pipeline runs in process (`villa games`), what its motion did in the
+robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before), and, where the player's pipeline runs in process (`villa games`), what its motion did in the
 last cycle it was upright (mode, walk speed and turn, time since its last get-up ended). `fall_cause` names one cause
 per fall; the summary counts them.
 """
@@ -17,7 +17,7 @@ per fall; the summary counts them.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -27,6 +27,8 @@ FALLEN_UPRIGHT = 0.5          # torso up-axis z below this counts as lying on th
 RECOVERED_UPRIGHT = 0.9       # ... and a fall ends after RECOVERED_TIME s above this
 RECOVERED_TIME = 1.0
 NEAR_ROBOT = 0.4              # m between torsos: another robot this close when a robot falls counts as a collision
+CONTACT_WINDOW = 1.0          # s before the fall is detected in which that closeness counts (a pushed robot tips over
+                              # for up to a second before its torso is down, and the other one walks on)
 AFTER_GETUP = 3.0             # s: a fall this soon after a get-up ended is the get-up's
 TURNING = 0.3                 # rad/s: a walk turning faster than this is "turning"
 WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
@@ -46,8 +48,9 @@ class MotionContext:
 
 
 def fall_cause(ctx: MotionContext | None, nearest: float) -> str:
-    """One cause per fall, the first that applies: after a get-up, collision, kick, skill, turning, walking, standing
-    (or unknown motion when no context is known, e.g. `villa match`, which sees only the truth)."""
+    """One cause per fall, the first that applies: after a get-up, collision (another robot within NEAR_ROBOT m:
+    `nearest`, the closest one came in the CONTACT_WINDOW before the fall), kick, skill, turning, walking, standing (or
+    unknown motion when no context is known, e.g. `villa match`, which sees only the truth)."""
     if ctx is not None and ctx.since_getup is not None and ctx.since_getup < AFTER_GETUP:
         return "after a get-up"
     if nearest < NEAR_ROBOT:
@@ -119,6 +122,7 @@ class Accounting:
         self.samples = 0
         self._fallen: dict[tuple[str, int], bool] = {}        # a fall counted and not ended yet
         self._up_since: dict[tuple[str, int], float | None] = {}
+        self._closest: dict[tuple[str, int], deque] = {}       # (sim time, nearest other robot m) in CONTACT_WINDOW
 
     def sample(self, gt, estimates: Mapping[tuple[str, int], tuple[float, float, float]] | None = None) -> None:
         """One ground-truth sample; `estimates`: (team name, unum) -> the player's own pose estimate (x, y, yaw)."""
@@ -129,6 +133,10 @@ class Accounting:
             if d < best_d:
                 best, best_d = side, d
             key = (side, unum)
+            recent = self._closest.setdefault(key, deque())
+            recent.append((gt.sim_time, self._nearest(gt, key)))
+            while recent[0][0] < gt.sim_time - CONTACT_WINDOW - 1e-9:
+                recent.popleft()
             down = p.upright < FALLEN_UPRIGHT
             st.robot_samples += 1
             st.down_samples += down
@@ -159,12 +167,22 @@ class Accounting:
         self.samples += 1
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
 
+    @staticmethod
+    def _nearest(gt, key) -> float:
+        p = gt.players[key]
+        return min((math.dist(p.position[:2], q.position[:2]) for k, q in gt.players.items() if k != key),
+                   default=math.inf)
+
     def _log_fall(self, st: TeamStats, unum: int, gt, p, ball: float) -> None:
-        nearest = min((math.dist(p.position[:2], q.position[:2]) for k, q in gt.players.items()
-                       if k != (st.side, unum)), default=math.inf)
+        nearest = self._nearest(gt, (st.side, unum))
+        closest = min(d for _, d in self._closest[(st.side, unum)])
         ctx = self.context(st.name, unum) if self.context is not None else None
-        entry = {"time": round(gt.game_time, 2), "unum": unum, "cause": fall_cause(ctx, nearest),
-                 "ball": round(ball, 2), "nearest_robot": round(nearest, 2) if math.isfinite(nearest) else None}
+
+        def metres(d):
+            return round(d, 2) if math.isfinite(d) else None
+
+        entry = {"time": round(gt.game_time, 2), "unum": unum, "cause": fall_cause(ctx, closest),
+                 "ball": round(ball, 2), "nearest_robot": metres(nearest), "closest_robot": metres(closest)}
         if ctx is not None:
             entry.update(mode=ctx.mode, active=ctx.active, speed=round(ctx.speed, 3), turn=round(ctx.turn, 3),
                          since_getup=None if ctx.since_getup is None else round(ctx.since_getup, 2))
