@@ -19,6 +19,21 @@ def test_formation_inside_the_field_for_any_ball(ball):
         assert F.inside_field(p[0], p[1]), (role, p)
 
 
+def test_the_shipped_formation_parameters_are_the_reports_and_the_stopper_may_guard_the_goal_line():
+    from dataclasses import replace
+
+    from villa_nao.params import config_path, load_parameters
+
+    shipped = formation.formation_params(load_parameters(config_path("villa_strategy", "strategy.yaml")))
+    assert shipped == formation.FormationParams()
+    ball = np.array([-3.0, 6.0])
+    assert formation.formation(ball, 3)["stopper"] == pytest.approx(ball + [-1.5, 0.0])     # §11.1: directly behind
+    on_line = formation.formation(ball, 3, params=replace(shipped, stopper_goal_line=True))["stopper"]
+    to_goal = F.OWN_GOAL - ball
+    assert np.linalg.norm(on_line - ball) == pytest.approx(1.5)
+    assert np.cross(on_line - ball, to_goal) == pytest.approx(0.0, abs=1e-9) and (on_line - ball) @ to_goal > 0
+
+
 def test_formation_shape_at_the_centre():
     p = formation.formation((0, 0), 11)
     assert p["forwardLeft"][1] > 0 > p["forwardRight"][1]

@@ -391,11 +391,14 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
     return target, walk
 
 
+KICK_LINING_LIMIT = 15.0    # s of lining up a kick before the agent dribbles instead (§12.7)
+
+
 def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0) -> bool:
     """§12.7: kick when an opponent is < 3.5 m from the ball within 45° of the heading; not when one is within 1 m,
     nor after 15 s of lining up (then the agent dribbles). decision.TeamPlayer._kick requests the kick."""
     ball = np.asarray(ball, float)[:2]
-    if lining_up_for > 15.0:
+    if lining_up_for > KICK_LINING_LIMIT:
         return False
     close = False
     for o in opponents:

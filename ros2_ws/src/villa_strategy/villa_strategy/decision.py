@@ -35,6 +35,8 @@ HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used w
 PENALTY_ROLES = ("", "striker", "goalie")   # §14 penalty shoot-out roles ("" = a game)
 PENALTY_SHOT_FOLLOW = 3.0  # s after its shot the striker dribbles again (§14: an unsuccessful kick is followed up)
 PENALTY_STRIKER_BEAM = (-0.4, 0.0, 0.0)     # behind the ball on the centre spot, facing their goal
+SHOT_RANGE = 5.0           # m from their goal's centre: the on-ball player shoots (issue 19, below)
+SHOT_ANGLE = math.radians(60)   # ... with the ball at most this far off the goal's axis, seen from the goal
 
 
 @dataclass
@@ -87,6 +89,13 @@ class StrategyParams:
     kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
     seed: int | None = None           # random kick-off angle (§11.2.1)
     penalty: str = ""                 # §14 penalty shoot-out role: striker | goalie ("" = a game)
+    formation: formation.FormationParams = formation.FormationParams()   # §11.1 role offsets
+
+
+def shot_on_goal(ball) -> bool:
+    """The ball near enough their goal, and in front of it, for the on-ball player to shoot (SHOT_RANGE, SHOT_ANGLE)."""
+    v = np.asarray(ball, float)[:2] - F.OPP_GOAL
+    return float(np.linalg.norm(v)) < SHOT_RANGE and abs(math.atan2(v[1], -v[0])) < SHOT_ANGLE
 
 
 class TeamPlayer:
@@ -166,7 +175,7 @@ class TeamPlayer:
         on_ball = min(closeness, key=closeness.get)
         goalie_on_ball = on_ball == self.goalie
         roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums)
-        targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball)
+        targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball, self.p.formation)
         out = {"onBall": on_ball}
         if self.goalie in unums:
             out["goalie"] = self.goalie
@@ -209,7 +218,7 @@ class TeamPlayer:
             size = max(self.p.team_size, self.unum)
             roles = formation.roles_for(size)
             role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
-            pos = formation.kickoff_positions(size, our_kickoff=our_kickoff)
+            pos = formation.kickoff_positions(size, our_kickoff=our_kickoff, params=self.p.formation)
             x, y = pos[role]
             heading = 0.0
             if role == "onBall" and our_kickoff and self.kicks:
@@ -238,7 +247,7 @@ class TeamPlayer:
             role = "onBall"
             method = "allball"
         goalie_on_ball = self.goalie is not None and agreed.get("onBall") == self.goalie
-        targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball)
+        targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball, self.p.formation)
         obstacles = [np.array(p) for u, p in self.team_positions(w, game_time).items() if u != self.unum]
         obstacles += [np.array(o) for o in w.opponents]
         face = math.atan2(ball[1] - me[1], ball[0] - me[0])
@@ -357,8 +366,8 @@ class TeamPlayer:
 
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
         """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
-        up), the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random) and our §11.2.3 corner kick
-        (over their end line, away from the goal). The kick is chosen by
+        up), the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random), our §11.2.3 corner kick
+        (over their end line, away from the goal) and a shot on goal near it (shot_on_goal). The kick is chosen by
         the §13.1.1 cost and approached; once at its stand-at point, and the IK reaches the curve (§13.1.1), the
         motion skill kick_<name> is requested. None: dribble instead (§12.4-12.6)."""
         if not self.kicks:
@@ -379,6 +388,13 @@ class TeamPlayer:
                 # kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
+        elif shot_on_goal(ball):
+            # issue 19 (deviation: §12.7 kicks only to get past an opponent): near their goal a kick into the larger gap
+            # beside their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
+            if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
+                return None
+            keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
+            direction, pool = penalty.striker_shot(ball, keeper), list(self.kicks.values())
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
             if not B.want_kick(ball, goal_dir, w.opponents):

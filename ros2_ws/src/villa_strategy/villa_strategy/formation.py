@@ -33,6 +33,7 @@ KICKOFF_SPACING = 1.0    # m between any two beam positions before a kick-off
 class FormationParams:
     forward_offset: tuple[float, float] = (0.0, 2.0)     # m, forwardLeft = ball + (x, y), forwardRight mirrors y
     stopper_offset: float = 1.5                          # m behind the ball
+    stopper_goal_line: bool = False                      # behind the ball on the line to our goal's centre (not -x)
     wing_offset: tuple[float, float] = (-3.0, 4.0)       # m, wingLeft = ball + (x, y)
     midfielder_offset: float = 4.0                       # m behind the ball (11 players)
     back_distance: float = 4.0                           # m from our goal centre along the line to the ball
@@ -84,7 +85,11 @@ def formation(ball, team_size: int = 11, goalie_on_ball: bool = False,
             y = b[1] - dy * 0.5 if abs(b[1] - dy * 0.5) < F.HALF_WIDTH - params.side_margin else b[1]
         x = b[0] + dx
         out[name] = _clamp(np.array([x, y]), params)
-    out["stopper"] = _clamp(b + [-params.stopper_offset, 0.0], params)
+    if params.stopper_goal_line:
+        to_goal = F.OWN_GOAL - b
+        out["stopper"] = _clamp(b + to_goal / max(float(np.linalg.norm(to_goal)), 1e-6) * params.stopper_offset, params)
+    else:
+        out["stopper"] = _clamp(b + [-params.stopper_offset, 0.0], params)
     out["midfielder"] = _clamp(b + [-params.midfielder_offset, 0.0], params)
     # backs: on the line from the centre of our goal to the ball (§11.1), at fixed distances from the goal
     v = b - goal
@@ -162,9 +167,10 @@ def _variant_formation(variant: str, ball, team_size: int, goalie_on_ball: bool,
     return out
 
 
-def kickoff_positions(team_size: int, our_kickoff: bool) -> dict[str, np.ndarray]:
+def kickoff_positions(team_size: int, our_kickoff: bool,
+                      params: FormationParams = FormationParams()) -> dict[str, np.ndarray]:
     """Beam positions before a kick-off (§11.2.1): all in our half, outside the centre circle unless we kick off."""
-    pos = formation((0.0, 0.0), team_size)
+    pos = formation((0.0, 0.0), team_size, params=params)
     r = F.CENTER_CIRCLE_RADIUS + 0.3
     out = {}
     for role, p in pos.items():
@@ -178,3 +184,15 @@ def kickoff_positions(team_size: int, our_kickoff: bool) -> dict[str, np.ndarray
             p = np.array([p[0] - KICKOFF_SPACING, p[1]])      # two robots beamed to one spot collide and fall
         out[role] = p
     return out
+
+
+def formation_params(p) -> FormationParams:
+    """From the strategy node's `formation.*` parameters (config/strategy.yaml)."""
+    return FormationParams(forward_offset=(float(p["formation.forward_x"]), float(p["formation.forward_y"])),
+                           stopper_offset=float(p["formation.stopper_offset"]),
+                           stopper_goal_line=bool(p["formation.stopper_goal_line"]),
+                           wing_offset=(float(p["formation.wing_x"]), float(p["formation.wing_y"])),
+                           midfielder_offset=float(p["formation.midfielder_offset"]),
+                           back_distance=float(p["formation.back_distance"]),
+                           back_spread=float(p["formation.back_spread"]),
+                           center_back_distance=float(p["formation.center_back_distance"]))

@@ -20,7 +20,7 @@ from villa_motion import head as H
 from villa_nao.joints import check_robot_type
 from villa_strategy import behaviours as B
 from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
-from villa_strategy.formation import roles_for, variant_formation
+from villa_strategy.formation import formation_params, roles_for, variant_formation
 
 UPRIGHT = A.UPRIGHT
 BEAM_MISSED = 1.0           # m between our estimate and the beam spot that means a beam did not take effect
@@ -52,7 +52,8 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
                           kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
-                          kickoff_settle=float(p["kickoff_settle"]), penalty=str(p["penalty"]), seed=seed)
+                          kickoff_settle=float(p["kickoff_settle"]), penalty=str(p["penalty"]),
+                          formation=formation_params(p), seed=seed)
 
 
 def body_from_params(p: Mapping[str, Any]) -> B.Body:
@@ -160,7 +161,7 @@ class StrategyStage:
 
     def _roles(self, d: Decision) -> tuple[RoleSlot, ...]:
         ball = self.world.ball if self.world is not None and self.world.ball is not None else (0.0, 0.0)
-        targets = variant_formation(self.params.variant, ball, self.params.team_size)
+        targets = variant_formation(self.params.variant, ball, self.params.team_size, params=self.params.formation)
         return tuple(RoleSlot(role, int(d.assignment.get(role, 0)),
                               None if targets.get(role) is None else (float(targets[role][0]),
                                                                       float(targets[role][1])))
