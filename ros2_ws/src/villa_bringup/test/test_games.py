@@ -178,6 +178,7 @@ def test_a_robot_that_falls_after_a_push_is_counted_as_a_collision_within_the_co
 
     pushed = fall_after(0.6)
     assert pushed["cause"] == "collision" and pushed["closest_robot"] == pytest.approx(0.3)
+    assert pushed["closest_is"] == "opponent"
     assert pushed["nearest_robot"] == pytest.approx(1.0)
     alone = fall_after(CONTACT_WINDOW + 0.4)
     assert alone["cause"] == "walking" and alone["closest_robot"] == pytest.approx(1.0)

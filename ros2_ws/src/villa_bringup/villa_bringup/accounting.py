@@ -9,9 +9,9 @@ and starts again is not counted as new falls), the share of robot samples down, 
 error (its own pose estimate against the truth, in its team's field frame).
 
 Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
-robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before), and, where
-the player's pipeline runs in process (`villa games`), what its motion did in the last cycle it was upright (mode,
-walk speed and turn, time since its last get-up ended). `fall_cause` names one cause per fall; the summary counts them.
+robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before: a teammate or
+an opponent), and, where the player's pipeline runs in process (`villa games`), what its motion did in the last cycle
+it was upright (mode, walk speed and turn, time since its last get-up ended). `fall_cause` names one cause per fall; the summary counts them.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class Accounting:
                 best, best_d = side, d
             key = (side, unum)
             recent = self._closest.setdefault(key, deque())
-            recent.append((gt.sim_time, self._nearest(gt, key)))
+            recent.append((gt.sim_time, *self._nearest(gt, key)))
             while recent[0][0] < gt.sim_time - CONTACT_WINDOW - 1e-9:
                 recent.popleft()
             down = p.upright < FALLEN_UPRIGHT
@@ -168,21 +168,23 @@ class Accounting:
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
 
     @staticmethod
-    def _nearest(gt, key) -> float:
+    def _nearest(gt, key) -> tuple[float, str | None]:
+        """The nearest other robot's distance (m) and side (None: no other robot)."""
         p = gt.players[key]
-        return min((math.dist(p.position[:2], q.position[:2]) for k, q in gt.players.items() if k != key),
-                   default=math.inf)
+        return min(((math.dist(p.position[:2], q.position[:2]), k[0]) for k, q in gt.players.items() if k != key),
+                   default=(math.inf, None))
 
     def _log_fall(self, st: TeamStats, unum: int, gt, p, ball: float) -> None:
-        nearest = self._nearest(gt, (st.side, unum))
-        closest = min(d for _, d in self._closest[(st.side, unum)])
+        nearest, _ = self._nearest(gt, (st.side, unum))
+        _, closest, side = min(self._closest[(st.side, unum)], key=lambda e: e[1])
         ctx = self.context(st.name, unum) if self.context is not None else None
 
         def metres(d):
             return round(d, 2) if math.isfinite(d) else None
 
         entry = {"time": round(gt.game_time, 2), "unum": unum, "cause": fall_cause(ctx, closest),
-                 "ball": round(ball, 2), "nearest_robot": metres(nearest), "closest_robot": metres(closest)}
+                 "ball": round(ball, 2), "nearest_robot": metres(nearest), "closest_robot": metres(closest),
+                 "closest_is": None if side is None else ("teammate" if side == st.side else "opponent")}
         if ctx is not None:
             entry.update(mode=ctx.mode, active=ctx.active, speed=round(ctx.speed, 3), turn=round(ctx.turn, 3),
                          since_getup=None if ctx.since_getup is None else round(ctx.since_getup, 2))
