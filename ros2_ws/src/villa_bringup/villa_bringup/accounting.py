@@ -11,7 +11,8 @@ error (its own pose estimate against the truth, in its team's field frame).
 Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
 robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before: a teammate or
 an opponent), and, where the player's pipeline runs in process (`villa games`), what its motion did in the last cycle
-it was upright (mode, walk speed and turn, time since its last get-up ended). `fall_cause` names one cause per fall; the summary counts them.
+it was upright (mode, walk speed and turn, time since its last get-up ended). `fall_cause` names one cause per fall;
+the summary counts them.
 """
 
 from __future__ import annotations

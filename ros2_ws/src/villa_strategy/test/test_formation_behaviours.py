@@ -164,6 +164,12 @@ def test_when_to_kick():
     assert not B.want_kick((0, 0), 0.0, [(0.5, 0.0)])
     assert not B.want_kick((0, 0), 0.0, [(3.0, 0.5)], lining_up_for=16)
     assert not B.want_kick((0, 0), 0.0, [(-3.0, 0.0)])
+    # "free": whenever no opponent is within 1 m (the 15 s limit still holds)
+    assert B.want_kick((0, 0), 0.0, [(-3.0, 0.0)], rule="free") and B.want_kick((0, 0), 0.0, [], rule="free")
+    assert not B.want_kick((0, 0), 0.0, [(0.5, 0.0)], rule="free")
+    assert not B.want_kick((0, 0), 0.0, [], lining_up_for=16, rule="free")
+    with pytest.raises(ValueError, match="kick rule"):
+        B.want_kick((0, 0), 0.0, [], rule="sometimes")
 
 
 def test_penalty_striker_shoots_into_the_bigger_gap():

@@ -394,13 +394,20 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
 KICK_LINING_LIMIT = 15.0    # s of lining up a kick before the agent dribbles instead (§12.7)
 
 
-def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0) -> bool:
+KICK_RULES = ("opponent", "free")
+
+
+def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0, rule: str = "opponent") -> bool:
     """§12.7: kick when an opponent is < 3.5 m from the ball within 45° of the heading; not when one is within 1 m,
-    nor after 15 s of lining up (then the agent dribbles). decision.TeamPlayer._kick requests the kick."""
+    nor after 15 s of lining up (then the agent dribbles). decision.TeamPlayer._kick requests the kick. `rule`
+    "free" (a deviation, §13.3: with a slow walk the kicking agent outscored the dribbling one) kicks whenever no
+    opponent is within 1 m."""
+    if rule not in KICK_RULES:
+        raise ValueError(f"kick rule must be one of {', '.join(KICK_RULES)}, got {rule!r}")
     ball = np.asarray(ball, float)[:2]
     if lining_up_for > KICK_LINING_LIMIT:
         return False
-    close = False
+    close = rule == "free"
     for o in opponents:
         v = np.asarray(o, float)[:2] - ball
         d = float(np.linalg.norm(v))

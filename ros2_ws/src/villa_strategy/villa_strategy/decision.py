@@ -79,6 +79,7 @@ class StrategyParams:
     dive_max_distance: float = 5.0    # m: the goalie dives only at a ball this close
     dive_cooldown: float = 5.0        # s between dives
     kicks: bool = True                # §12.7 kicks (and the §11.2.1 kick-off kick); False: always dribble
+    kick_when: str = "opponent"       # behaviours.want_kick's rule: opponent (§12.7) | free (no opponent within 1 m)
     kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
     simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
@@ -105,6 +106,8 @@ class TeamPlayer:
     def __init__(self, unum: int, params: StrategyParams, body: B.Body | None = None) -> None:
         if params.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {params.variant!r}")
+        if params.kick_when not in B.KICK_RULES:
+            raise ValueError(f"kick_when must be one of {', '.join(B.KICK_RULES)}, got {params.kick_when!r}")
         if params.penalty not in PENALTY_ROLES:
             raise ValueError(f"penalty must be striker, goalie or empty, got {params.penalty!r}")
         self.unum, self.p = unum, params
@@ -397,11 +400,11 @@ class TeamPlayer:
             direction, pool = penalty.striker_shot(ball, keeper), list(self.kicks.values())
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
-            if not B.want_kick(ball, goal_dir, w.opponents):
+            if not B.want_kick(ball, goal_dir, w.opponents, rule=self.p.kick_when):
                 self._kick_since = None                         # no reason to kick (any more): start afresh later
                 self.kicker.reset()
                 return None
-            if not B.want_kick(ball, goal_dir, w.opponents, lining):
+            if not B.want_kick(ball, goal_dir, w.opponents, lining, rule=self.p.kick_when):
                 return None                                     # 15 s of lining up: dribble (§12.7)
             direction, pool = goal_dir, list(self.kicks.values())
         if self._kick_since is None:
