@@ -112,7 +112,7 @@ class TeamPlayer:
             raise ValueError(f"penalty must be striker, goalie or empty, got {params.penalty!r}")
         self.unum, self.p = unum, params
         self.body = body or B.default_body()
-        self.goalie = params.goalie_unum if formation.has_goalie(params.team_size) else None   # small teams: none
+        self.goalie = params.goalie_unum if formation.has_goalie(params.team_size, params.formation) else None
         self.codec = comm.Codec(params.team_key)
         self.voting = Voting(max(params.team_size, 1))
         self.hysteresis = role_assignment.Hysteresis(params.hysteresis)
@@ -172,12 +172,13 @@ class TeamPlayer:
         pos = self.team_positions(w, now)
         unums = sorted(pos)[: self.p.team_size]
         if self.p.variant == "static":
-            return {r: u for r, u in zip(formation.roles_for(self.p.team_size), sorted(unums), strict=False)}
+            return {r: u for r, u in zip(formation.roles_for(self.p.team_size, params=self.p.formation), sorted(unums),
+                                         strict=False)}
         fallen = set(w.fallen_mates) | ({self.unum} if w.fallen else set())
         closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.goalie, u in fallen) for u in unums}
         on_ball = min(closeness, key=closeness.get)
         goalie_on_ball = on_ball == self.goalie
-        roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums)
+        roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums, params=self.p.formation)
         targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball, self.p.formation)
         out = {"onBall": on_ball}
         if self.goalie in unums:
@@ -219,7 +220,7 @@ class TeamPlayer:
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
             size = max(self.p.team_size, self.unum)
-            roles = formation.roles_for(size)
+            roles = formation.roles_for(size, params=self.p.formation)
             role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
             pos = formation.kickoff_positions(size, our_kickoff=our_kickoff, params=self.p.formation)
             x, y = pos[role]

@@ -34,6 +34,7 @@ class FormationParams:
     forward_offset: tuple[float, float] = (0.0, 2.0)     # m, forwardLeft = ball + (x, y), forwardRight mirrors y
     stopper_offset: float = 1.5                          # m behind the ball
     stopper_goal_line: bool = False                      # behind the ball on the line to our goal's centre (not -x)
+    goalie_min_team: int = GOALIE_MIN_TEAM               # players a team needs before it keeps a goalie home
     wing_offset: tuple[float, float] = (-3.0, 4.0)       # m, wingLeft = ball + (x, y)
     midfielder_offset: float = 4.0                       # m behind the ball (11 players)
     back_distance: float = 4.0                           # m from our goal centre along the line to the ball
@@ -44,16 +45,17 @@ class FormationParams:
     replacement_distance: float = 1.0                    # m in front of the goal centre (goalieReplacement)
 
 
-def has_goalie(team_size: int) -> bool:
-    """Whether a team of `team_size` players keeps a goalie (from GOALIE_MIN_TEAM players on)."""
-    return team_size >= GOALIE_MIN_TEAM
+def has_goalie(team_size: int, params: FormationParams | None = None) -> bool:
+    """Whether a team of `team_size` players keeps a goalie (from `params.goalie_min_team` players on)."""
+    return team_size >= (params or FormationParams()).goalie_min_team
 
 
-def roles_for(team_size: int, goalie_on_ball: bool = False, goalie: bool | None = None) -> tuple[str, ...]:
-    """The roles a team of `team_size` fills (with a goalie when `goalie`, by default has_goalie(team_size)). When
-    the goalie takes onBall itself (ball in our goal box, §11.1), a goalieReplacement role in front of the goal
+def roles_for(team_size: int, goalie_on_ball: bool = False, goalie: bool | None = None,
+              params: FormationParams | None = None) -> tuple[str, ...]:
+    """The roles a team of `team_size` fills (with a goalie when `goalie`, by default has_goalie(team_size, params)).
+    When the goalie takes onBall itself (ball in our goal box, §11.1), a goalieReplacement role in front of the goal
     replaces the last field role."""
-    goalie = has_goalie(team_size) if goalie is None else goalie
+    goalie = has_goalie(team_size, params) if goalie is None else goalie
     order = ROLE_ORDER if goalie else ROLE_ORDER[1:]
     roles = order[:max(1, min(team_size, len(order)))]
     if goalie and goalie_on_ball and len(roles) >= 2:
@@ -106,7 +108,7 @@ def formation(ball, team_size: int = 11, goalie_on_ball: bool = False,
     for name in ("stopper", "wingLeft", "wingRight", "midfielder"):
         if out[name][0] < base[0] + 0.5 and b[0] < -F.HALF_LENGTH + 6:
             out[name] = _clamp(np.array([base[0] + 0.5, out[name][1]]), params)
-    roles = roles_for(team_size, goalie_on_ball)
+    roles = roles_for(team_size, goalie_on_ball, params=params)
     return {r: out[r] for r in roles}
 
 
@@ -191,6 +193,7 @@ def formation_params(p) -> FormationParams:
     return FormationParams(forward_offset=(float(p["formation.forward_x"]), float(p["formation.forward_y"])),
                            stopper_offset=float(p["formation.stopper_offset"]),
                            stopper_goal_line=bool(p["formation.stopper_goal_line"]),
+                           goalie_min_team=int(p["formation.goalie_min_team"]),
                            wing_offset=(float(p["formation.wing_x"]), float(p["formation.wing_y"])),
                            midfielder_offset=float(p["formation.midfielder_offset"]),
                            back_distance=float(p["formation.back_distance"]),

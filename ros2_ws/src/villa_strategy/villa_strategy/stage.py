@@ -166,4 +166,4 @@ class StrategyStage:
         return tuple(RoleSlot(role, int(d.assignment.get(role, 0)),
                               None if targets.get(role) is None else (float(targets[role][0]),
                                                                       float(targets[role][1])))
-                     for role in roles_for(self.params.team_size))
+                     for role in roles_for(self.params.team_size, params=self.params.formation))
