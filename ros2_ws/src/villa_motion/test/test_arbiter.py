@@ -37,14 +37,15 @@ class Loop:
 
 
 def test_skill_variables_follow_the_robot_type_and_the_simulator():
-    """SimSpark's robot type 1 has its own get-ups (config/skill_params.simspark.yaml robot_types); type 2 and villa sim
-    use the common ones."""
+    """Robot type 1 has its own get-ups on both simulators (config/skill_params.yaml and skill_params.simspark.yaml
+    robot_types, each learned on its simulator); type 2 uses the common ones."""
     def getup(robot_type, simulator):
         p = A.motion_parameters({"robot_type": robot_type, "simulator": simulator})
         return A.MotionConfig.from_params(p).skill_variables["getup_back"]
 
     assert getup(1, "simspark") != getup(0, "simspark") == getup(2, "simspark")
-    assert getup(1, "rcssservermj") == getup(0, "rcssservermj")
+    assert getup(1, "rcssservermj") != getup(0, "rcssservermj") == getup(2, "rcssservermj")
+    assert getup(1, "rcssservermj") != getup(1, "simspark")
 
 
 def test_fall_state_values_match_the_message():
