@@ -3,8 +3,8 @@
 
     source scripts/env.sh && python bench/game_trace.py --seed 1 --players 3 --opponent allball [--out runs/trace]
 
-Takes `villa games`' options and plays the game `villa games` plays first with them (villa sim stepped in process,
-team A on the left).
+Takes `villa games`' options and plays the game `villa games` plays first with them, or its game number --game (villa
+sim stepped in process: the same game).
 Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether it
 is upright, its pose estimate, role, walk order or skill) and trace.png (the ball's x over time with each team's
 on-ball player's distance to it, and the ball's path on the field), and prints the game's result line and a
@@ -109,8 +109,13 @@ def plot(rows: list[dict], path: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     G.add_arguments(ap)                    # villa games' own options: --seed, --players, --opponent, --config, ...
+    ap.add_argument("--game", type=int, default=0,
+                    help="which game of `villa games` with these options to trace (its seed is --seed + game; team A "
+                         "plays the right half in odd games)")
     a = ap.parse_args()
-    a.games = 1
+    if a.game < 0:
+        ap.error("--game must be >= 0")
+    a.games = a.game + 1
     error = G.check_arguments(a)
     if error:
         ap.error(error)
@@ -119,7 +124,7 @@ def main() -> None:
     out = Path(a.out or "runs/trace")
     out.mkdir(parents=True, exist_ok=True)
     a.out = str(out)
-    spec = G.specs_from_args(a)[0]
+    spec = G.specs_from_args(a)[a.game]
     game = TracedGame(spec)
     result = game.play(threading.Event(), lambda played: None)
     with open(out / "trace.jsonl", "w") as f:

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Benchmark: from a fall back to walking through the game's chain (§8): perception's fall state from the
+accelerometer, the motion arbiter's lie skill, get-up, hold, stand, then walk commands, as in a game.
+
+    source scripts/env.sh && python bench/motion_recover.py [--robot-type 2] [--trials 20] [--world inprocess]
+
+Each trial lays the robot on its back or front (alternating; villa_optimize's forced falls at bench/motion_getup.py's
+spots) and then runs the game's motion with a walk command toward a point 2 m away the whole time (the arbiter ignores
+it until the robot stands). A trial recovers when the torso has been upright (up-axis z > 0.9) for 2 s with the
+arbiter walking; it fails after --timeout s. Prints per trial the seconds to recover and the falls in between (a get-up
+that stood up and fell again counts one), then the mean, the worst and the failures. Where bench/motion_getup.py
+scores the get-up skills alone, this is what a game sees of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from villa_motion import arbiter as A
+from villa_optimize.getup_objective import trial_starts
+from villa_optimize.tasks import motion_cycle
+from villa_optimize.worlds import SIMULATOR, make_world
+from villa_perception.stage import PerceptionParams, PerceptionStage
+
+UPRIGHT = 0.9           # torso up-axis z of a robot that stands
+DOWN = 0.5              # ... and of one that lies (a new fall once it stood)
+STAND_FOR = 2.0         # s upright and walking: recovered
+
+
+@dataclass(frozen=True)
+class Fall:
+    """A world task: the robot lies on `lying` at `start` when the episode begins."""
+
+    lying: str
+    start: tuple[float, float, float]
+    seconds: float
+    ball = None
+
+    def placement(self) -> tuple[float, float, float]:
+        return self.start
+
+    def duration(self) -> float:
+        return self.seconds
+
+
+class Recover:
+    def __init__(self, task: Fall, robot_type: int, simulator: str | None) -> None:
+        self.task = task
+        self.motion = A.MotionArbiter(A.shipped_config(robot_type, simulator or ""))
+        self.perception = PerceptionStage(PerceptionParams())
+        self.t0: float | None = None
+        self.t_last = 0.0
+        self.stood_since: float | None = None
+        self.was_up = False
+        self.falls = 0
+        self.recovered: float | None = None
+        self.done = False
+
+    def step(self, o) -> dict[str, float]:
+        if self.t0 is None:
+            self.t0 = o.t
+        self.t_last = o.t
+        if o.acc is not None:
+            state, _ = self.perception.imu(o.t, o.acc)
+            self.motion.fall(state)
+        self.motion.walk_request(A.WalkRequest(A.WALK_NORMALIZED, 1.0, 0.3, 0.2, "goToTarget"))
+        out = motion_cycle(self.motion, o)
+        up = o.upright > UPRIGHT
+        if o.upright < DOWN and self.was_up:
+            self.falls += 1
+        self.was_up = (self.was_up or up) and o.upright >= DOWN
+        walking = out.mode == A.Mode.WALK and self.motion.walk.walking
+        self.stood_since = (self.stood_since if self.stood_since is not None else o.t) if up and walking else None
+        if self.stood_since is not None and o.t - self.stood_since >= STAND_FOR - 1e-9:
+            self.recovered, self.done = self.stood_since - self.t0, True
+        return out.targets
+
+    def timed_out(self) -> bool:
+        return self.t0 is not None and self.t_last - self.t0 > self.task.seconds
+
+    def result(self):
+        return self
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world", choices=("inprocess", "sim", "simspark"), default="inprocess")
+    ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
+    ap.add_argument("--trials", type=int, default=20)
+    ap.add_argument("--timeout", type=float, default=30.0, help="s a trial may take before it counts as a failure")
+    a = ap.parse_args()
+    if a.trials < 1 or a.timeout <= 0:
+        ap.error("--trials must be >= 1 and --timeout positive")
+    world = make_world(a.world, a.robot_type)
+    times, falls, failed = [], [], 0
+    try:
+        for i, start in enumerate(trial_starts(np.random.default_rng(0), a.trials)):
+            side = ("back", "front")[i % 2]
+            r = world.run_episode(Recover(Fall(side, start, a.timeout), a.robot_type, SIMULATOR[a.world]))
+            falls.append(r.falls)
+            if r.recovered is None:
+                failed += 1
+                print(f"  trial {i:2d} ({side:5}): not walking after {a.timeout:.0f} s, {r.falls} falls in between",
+                      flush=True)
+            else:
+                times.append(r.recovered)
+                print(f"  trial {i:2d} ({side:5}): walking after {r.recovered:5.1f} s, {r.falls} falls in between",
+                      flush=True)
+    finally:
+        world.close()
+    worst = max(times) if times else math.nan
+    print(f"{a.world}, robot type {a.robot_type}: {a.trials - failed}/{a.trials} walking again, mean "
+          f"{np.mean(times) if times else math.nan:.1f} s, worst {worst:.1f} s; falls in between {sum(falls)} "
+          f"({sum(f > 0 for f in falls)} trials)")
+
+
+if __name__ == "__main__":
+    main()
