@@ -6,9 +6,10 @@
 
 Each trial falls at its own spot and heading on our half (villa_optimize.getup_objective.trial_starts): the real
 SimSpark and villa sim over its socket tip the robot over with joint motions, villa sim in process lays it down;
-when it lies still the get-up skill the fall asks for runs (villa_optimize's GetupEpisode, as `villa optimize getup`
-scores it). A success is the torso upright (up-axis z > 0.9) at standing height (> 0.3 m) 1 s after the skill. A
-failed get-up is tried again from where the robot lies, up to 3 attempts (§8: "the routine is repeated").
+when it lies still the side's lie skill and then the get-up skill the fall asks for run (villa_optimize's
+GetupEpisode, as `villa optimize getup` scores it and the motion arbiter runs them in a game). A success is the torso
+upright (up-axis z > 0.9) at standing height (> 0.3 m) 1 s after the skill. A failed get-up is tried again from
+where the robot lies, up to 3 attempts (§8: "the routine is repeated").
 Prints successes (at the first attempt), mean time of the successful ones (the skills' time, retries included).
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 from villa_motion.params import load_skill_variables
 from villa_motion.skills import load_dir
 from villa_nao.params import config_path, share_path
-from villa_optimize.getup_objective import GetupEpisode, GetupTrial, get_up, trial_starts
+from villa_optimize.getup_objective import GetupEpisode, GetupTrial, get_up, lie_skill, trial_starts
 from villa_optimize.worlds import SIMULATOR, make_world
 
 
@@ -45,8 +46,9 @@ def main() -> None:
             ok, first, times = 0, 0, []
             for start in trial_starts(rng, a.trials):
                 name = f"getup_{side}"         # a failed get-up: again from where it lies, as the accelerometer says
-                tries = get_up(world, GetupEpisode(GetupTrial(side, start), skills[name], learned[name]), skills,
-                               learned)
+                first_try = GetupEpisode(GetupTrial(side, start), skills[name], learned[name],
+                                         lie=lie_skill(side, skills, learned))
+                tries = get_up(world, first_try, skills, learned)
                 if tries[-1].success:
                     ok += 1
                     first += len(tries) == 1

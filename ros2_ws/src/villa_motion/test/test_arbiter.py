@@ -239,6 +239,35 @@ def test_a_getup_that_stood_up_is_not_laid_down_on_a_late_fall_state(config):
     assert loop.run(5, until=lambda o: o.status.active == "lie_front")
 
 
+def test_the_lie_skill_holds_until_the_robot_lies_still(config):
+    """Before a get-up the lie skill's pose is held while the IMU says the torso still rocks (faster than
+    lie_still_rate), at most lie_still_max s after the lie skill; once it lies still the get-up starts."""
+    assert config.lie_still_rate > 0 and config.lie_still_max > 0
+
+    lying = sum(kf.wait.value(config.skill_variables.get("lie_back", {}))
+                for kf in config.skills["lie_back"].keyframes if kf.wait is not None)
+
+    def lie_end_to_getup(gyro_of):
+        """Seconds from the lie skill's end to the get-up's start, with the IMU's rate gyro_of(s since the fall)."""
+        a, _ = _arbiter(config)
+        loop = Loop(a)
+        a.fall(A.FALLEN_BACK)
+        for _ in range(400):
+            a.imu(gyro_of(loop.t))
+            loop.run(1)
+            if loop.out.status.active == "getup_back":
+                return loop.t - lying
+            assert loop.out.status.active == "lie_back"
+        raise AssertionError("no get-up")
+
+    rocking = 3.0 * config.lie_still_rate
+    assert lie_end_to_getup(lambda t: (0.0, 0.0, 0.0)) < 0.05              # lying still all along
+    assert lie_end_to_getup(lambda t: (rocking, 0.0, 0.0)) == pytest.approx(config.lie_still_max, abs=0.05)
+    # rocking until 0.5 s after the lie skill, then still: the get-up starts LIE_STILL_FOR later
+    waited = lie_end_to_getup(lambda t: (0.0, rocking, 0.0) if t < lying + 0.5 else (0.0, 0.0, 0.1))
+    assert waited == pytest.approx(0.5 + A.LIE_STILL_FOR, abs=0.05)
+
+
 def test_without_auto_getup_a_lying_robot_stays_fallen(config):
     a, _ = _arbiter(config, auto_getup=False)
     loop = Loop(a)

@@ -55,6 +55,8 @@ GETUP_SKILLS = {FALLEN_FRONT: "getup_front", FALLEN_BACK: "getup_back", FALLEN_S
 # before a get-up: the pose it was learned from, held until the robot lies still (skipped where no such skill file)
 LIE_SKILLS = {FALLEN_FRONT: "lie_front", FALLEN_BACK: "lie_back"}
 GETUP_NAMES = frozenset(("getup_front", "getup_back"))
+LIE_NAMES = frozenset(LIE_SKILLS.values())
+LIE_STILL_FOR = 0.1           # s the torso must turn slower than lie_still_rate: the robot lies still
 # villa_msgs/WalkCommand modes
 WALK_NORMALIZED, WALK_VELOCITY, WALK_STAND = 0, 1, 2
 CYCLE = 0.02
@@ -175,6 +177,8 @@ class MotionConfig:
     auto_getup: bool = True
     getup_settle: float = 0.6     # s a get-up's last pose is held for the fall state to say upright (_skill_ended)
     getup_stand: float = 0.5      # s the walk stands after a get-up before it follows walk commands (walk_request)
+    lie_still_rate: float = 0.0   # rad/s: a lie skill's pose is held until the torso turns slower than this (0: off)
+    lie_still_max: float = 0.0    # ... for LIE_STILL_FOR s, at most this long after the lie skill ended
     outward_turn: bool = True     # the walk turns with outward foot yaw only (simulators); not on a physical Nao
 
     @classmethod
@@ -195,6 +199,7 @@ class MotionConfig:
                                           str(p["kick_params"]) or None, simulator, robot_type),
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]),
                    getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"),
+                   lie_still_rate=_nonnegative(p, "lie_still_rate"), lie_still_max=_nonnegative(p, "lie_still_max"),
                    outward_turn=simulator != "naoqi")
 
 
@@ -241,6 +246,7 @@ class MotionArbiter:
         self.fall_state = UPRIGHT
         self.gyro: tuple[float, float, float] | None = None   # the IMU's latest angular rate (the walk's balance)
         self.player: SkillPlayer | None = None          # SKILL / GETUP
+        self._still_since: float | None = None          # since when the torso turns slower than lie_still_rate
         self.player_name = ""
         self._ended_at: float | None = None             # GETUP: when the get-up skill ended (held since)
         self._stand_until = -math.inf                   # WALK: standing after a get-up until then
@@ -402,6 +408,8 @@ class MotionArbiter:
         """One server cycle at time `t` (s) with the sensed joint angles: the joint targets for it."""
         dt = CYCLE if self.last_t is None or not 0 < t - self.last_t < 0.2 else t - self.last_t
         self.last_t = t
+        still = self.gyro is not None and math.hypot(*self.gyro) < self.config.lie_still_rate
+        self._still_since = (t if self._still_since is None else self._still_since) if still else None
         self._transitions()
         phase, com_error, unstable = 0.0, self.walk.com_error, False
         if self.mode == Mode.STOPPING and self.walk.standing:
@@ -490,6 +498,13 @@ class MotionArbiter:
         if self.player_name in GETUP_NAMES and self.fall_state != UPRIGHT:
             self._ended_at = self.last_t if self._ended_at is None else self._ended_at
             if self.last_t - self._ended_at < self.config.getup_settle - 1e-9:
+                return
+        # a lie skill's pose held until the robot lies still (the get-ups were learned from a robot lying still; one
+        # started while it still rocks after the fall failed 7 times in 10 for robot type 1), at most lie_still_max s
+        if self.player_name in LIE_NAMES and self.gyro is not None and self.config.lie_still_rate > 0:
+            self._ended_at = self.last_t if self._ended_at is None else self._ended_at
+            still = self._still_since is not None and self.last_t - self._still_since >= LIE_STILL_FOR - 1e-9
+            if not still and self.last_t - self._ended_at < self.config.lie_still_max - 1e-9:
                 return
         # then: again while the robot still lies; upright: walk (stand); falling in between: wait
         if self.fall_state in GETUP_SKILLS and self.config.auto_getup:

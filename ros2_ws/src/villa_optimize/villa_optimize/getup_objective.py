@@ -117,15 +117,19 @@ class GetupAttempt:
 
 
 class GetupEpisode:
-    """The skill from the lying robot's joints, then its final targets held until the check."""
+    """The skill from the lying robot's joints, then its final targets held until the check. With `lie` (the side's
+    lie skill and its variables, lie_skill()) that skill runs first and the get-up starts from the pose it leaves,
+    as the motion arbiter runs them in a game (§8); the get-up's time counts from its own start."""
 
     CYCLE = 0.02
 
-    def __init__(self, trial: GetupTrial, skill: Skill, variables: dict[str, float], goal: str = "stand") -> None:
+    def __init__(self, trial: GetupTrial, skill: Skill, variables: dict[str, float], goal: str = "stand",
+                 lie: tuple[Skill, dict[str, float]] | None = None) -> None:
         if goal not in GOALS:
             raise ValueError(f"unknown get-up goal {goal!r}; known: {', '.join(GOALS)}")
         self.task = trial
         self.skill, self.variables, self.goal = skill, variables, goal
+        self.lie = lie
         self.over = -1.0
         self.acc_x: float | None = None
         self.player: SkillPlayer | None = None
@@ -139,6 +143,13 @@ class GetupEpisode:
         self.attempt: GetupAttempt | None = None
 
     def step(self, o) -> dict[str, float]:
+        if self.lie is not None:
+            if self.player is None:
+                self.player = SkillPlayer(self.lie[0], o.joints, self.lie[1])
+            if not self.player.done:
+                self.t_last = o.t
+                return self.player.update(self.CYCLE)
+            self.lie, self.player = None, None
         if self.player is None:
             self.player, self.t0 = SkillPlayer(self.skill, o.joints, self.variables), o.t
         self.t_last = o.t
@@ -177,16 +188,26 @@ def trial_starts(rng, n: int) -> list[tuple[float, float, float]]:
             for _ in range(n)]
 
 
+def lie_skill(side: str, skills: dict[str, Skill],
+              values: dict[str, dict[str, float]]) -> tuple[Skill, dict[str, float]] | None:
+    """The skill the motion arbiter holds a robot lying on `side` with before its get-up (lie_back, lie_front; §8)
+    and its variables, or None where the skills have none."""
+    name = f"lie_{side}"
+    return (skills[name], values.get(name, {})) if name in skills else None
+
+
 def get_up(world, first: GetupEpisode, skills: dict[str, Skill], values: dict[str, dict[str, float]],
            attempts: int = 3) -> list[GetupAttempt]:
-    """§8's chain on a world: `first`, then, while the last attempt failed and fewer than `attempts` ran, the get-up
-    of the side the accelerometer says the robot lies on, from where it lies. The attempts in order."""
+    """§8's chain on a world: `first`, then, while the last attempt failed and fewer than `attempts` ran, the lie
+    skill and get-up of the side the accelerometer says the robot lies on, from where it lies (as the motion arbiter
+    starts over). The attempts in order."""
     tries = [world.run_episode(first)]
     side = first.task.lying
     while not tries[-1].success and len(tries) < attempts:
         side = tries[-1].lies_on or side
         name = f"getup_{side}"
-        tries.append(world.run_episode(GetupEpisode(GetupTrial(None, None), skills[name], values[name])))
+        tries.append(world.run_episode(GetupEpisode(GetupTrial(None, None), skills[name], values[name],
+                                                    lie=lie_skill(side, skills, values))))
     return tries
 
 
@@ -212,6 +233,8 @@ class GetupObjective:
         if self.skill_name not in skills:
             raise ValueError(f"{self.skills_dir}: no {self.skill_name}.skl")
         self.skill = skills[self.skill_name]
+        learned = load_skill_variables(self.variables_file, SIMULATOR.get(self.backend, ""), self.robot_type)
+        self.lie = lie_skill(SKILLS[self.skill_name], skills, learned)     # run first, as in a game
         bounds = variable_bounds(self.skill)
         if self.space_file is not None:
             extra = Space.from_yaml(self.space_file)
@@ -278,7 +301,7 @@ class GetupEvaluator:
         o = self.objective
         values = o.space.denormalize(x)
         side = SKILLS[o.skill_name]
-        attempts = [self.world.run_episode(GetupEpisode(GetupTrial(side, s), o.skill, values, o.goal))
+        attempts = [self.world.run_episode(GetupEpisode(GetupTrial(side, s), o.skill, values, o.goal, lie=o.lie))
                     for s in trial_starts(self.rng, o.trials)]
         fitness = float(np.mean([a.score for a in attempts]))
         return fitness, {"fitness": fitness, "successes": int(sum(bool(a.success) for a in attempts)),
