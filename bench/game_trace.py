@@ -6,8 +6,9 @@
 Takes `villa games`' options and plays the game `villa games` plays first with them, or its game number --game (villa
 sim stepped in process: the same game).
 Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether it
-is upright, its pose estimate, role, walk order or skill) and trace.png (the ball's x over time with each team's
-on-ball player's distance to it, and the ball's path on the field), and prints the game's result line and a
+is upright, its pose estimate, role, walk order or skill, the motion arbiter's mode, running skill and fall state)
+and trace.png (the ball's x over time with each team's on-ball player's distance to it, and the ball's path on the
+field), and prints the game's result line and a
 per-team summary of where the time went: the on-ball player's distance to the ball, the share of samples with the
 ball within 0.5 m of a robot of each team, the ball's speed.
 """
@@ -53,7 +54,8 @@ class TracedGame(G.HostedGame):
                      d.walk.stop],
                     "skill": None if d is None else d.skill,
                     "target": None if d is None else [round(float(v), 2) for v in d.target],
-                    "motion": pl.motion.mode.name if hasattr(pl.motion.mode, "name") else str(pl.motion.mode)})
+                    "motion": pl.motion.mode.name if hasattr(pl.motion.mode, "name") else str(pl.motion.mode),
+                    "active": pl.motion.player_name or None, "fall_state": pl.motion.fall_state})
         self.rows.append(row)
         return played
 

@@ -48,8 +48,9 @@ class Fall:
 
 
 class Recover:
-    def __init__(self, task: Fall, robot_type: int, simulator: str | None) -> None:
+    def __init__(self, task: Fall, robot_type: int, simulator: str | None, folded: float = 0.0) -> None:
         self.task = task
+        self.folded = folded
         self.motion = A.MotionArbiter(A.shipped_config(robot_type, simulator or ""))
         self.perception = PerceptionStage(PerceptionParams())
         self.t0: float | None = None
@@ -66,7 +67,8 @@ class Recover:
         self.t_last = o.t
         if o.acc is not None:
             state, _ = self.perception.imu(o.t, o.acc)
-            self.motion.fall(state)
+            # --folded: "falling" for that long, so the robot lies in the walk's stand crouch first
+            self.motion.fall(A.FALLING if o.t - self.t0 < self.folded else state)
         self.motion.walk_request(A.WalkRequest(A.WALK_NORMALIZED, 1.0, 0.3, 0.2, "goToTarget"))
         out = motion_cycle(self.motion, o)
         up = o.upright > UPRIGHT
@@ -92,15 +94,18 @@ def main() -> None:
     ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=30.0, help="s a trial may take before it counts as a failure")
+    ap.add_argument("--folded", type=float, default=0.0,
+                    help="s the robot lies in the walk's stand crouch before the chain starts (as after a failed "
+                         "get-up; default 0: from the forced fall's pose)")
     a = ap.parse_args()
-    if a.trials < 1 or a.timeout <= 0:
-        ap.error("--trials must be >= 1 and --timeout positive")
+    if a.trials < 1 or a.timeout <= 0 or a.folded < 0:
+        ap.error("--trials must be >= 1, --timeout positive and --folded >= 0")
     world = make_world(a.world, a.robot_type)
     times, falls, failed = [], [], 0
     try:
         for i, start in enumerate(trial_starts(np.random.default_rng(0), a.trials)):
             side = ("back", "front")[i % 2]
-            r = world.run_episode(Recover(Fall(side, start, a.timeout), a.robot_type, SIMULATOR[a.world]))
+            r = world.run_episode(Recover(Fall(side, start, a.timeout), a.robot_type, SIMULATOR[a.world], a.folded))
             falls.append(r.falls)
             if r.recovered is None:
                 failed += 1

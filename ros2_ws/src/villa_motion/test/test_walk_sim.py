@@ -4,13 +4,11 @@ stepped directly, 20 ms per cycle, vision noise on) (integration)."""
 import itertools
 import math
 
-import numpy as np
 import pytest
 
-from villa_motion.params import load_parameter_sets, load_skill_variables
-from villa_motion.skills import SkillPlayer, load_dir
+from villa_motion.params import load_parameter_sets
 from villa_motion.walk import WalkEngine
-from villa_nao.params import config_path, share_path
+from villa_nao.params import config_path
 from villa_sim.inprocess import InProcessNao
 
 pytestmark = pytest.mark.integration
@@ -108,23 +106,30 @@ def test_turning_in_place_is_alike_both_ways():
 
 
 def test_gets_up_from_the_back():
-    """§8 as the motion arbiter plays it: the lie skill (the pose the get-up was learned from), then the get-up; from
-    the pose InProcessNao.lay puts the robot in (the get-up alone, from there, fell back: the old xfail)."""
-    skills = load_dir(share_path("villa_motion", "skills"))
-    learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
+    """§8 as a game plays it: perception's fall state from the accelerometer, the motion arbiter's lie skill held
+    until the robot lies still, the get-up, its last pose held until upright, then the walk stands; from the pose
+    InProcessNao.lay puts the robot in (the get-up alone, from there, fell back: the old xfail)."""
+    from villa_motion import arbiter as A
+    from villa_perception.stage import PerceptionParams, PerceptionStage
+
+    motion = A.MotionArbiter(A.shipped_config(0, "rcssservermj"))
+    perception = PerceptionStage(PerceptionParams())
     nao = InProcessNao(seed=3)
     nao.lay(face_up=True)
     nao.step(25)
     assert nao.accelerometer()[0] > 6.0                     # lying on the back: "up" is the torso's +x
-    for name in ("lie_back", "getup_back"):
-        p = SkillPlayer(skills[name], nao.joint_angles(), learned[name])
-        while not p.done:
-            nao.command(p.update(0.02))
-            nao.step()
-    last = p.update(0.02)                                   # its last pose held, as the arbiter does (getup_settle)
-    for _ in range(100):
-        nao.command(last)
+    ran, stood = set(), 0
+    for _ in range(int(10.0 / 0.02)):
+        state, _ = perception.imu(nao.time, tuple(nao.accelerometer()))
+        motion.fall(state)
+        motion.imu(tuple(nao.gyro()))
+        out = motion.update(nao.time, nao.joint_angles())
+        ran.add(out.status.active)
+        nao.command(out.targets)
         nao.step()
-    pos, _, up = nao.torso_pose()
-    assert up > 0.9 and pos[2] > 0.3
-    assert np.linalg.norm(nao.accelerometer() - [0, 0, 9.81]) < 1.5
+        pos, _, up = nao.torso_pose()
+        stood = stood + 1 if up > 0.9 and pos[2] > 0.3 and out.mode == A.Mode.WALK else 0
+        if stood * 0.02 >= 2.0:
+            break
+    assert {"lie_back", "getup_back", "stand"} <= ran
+    assert stood * 0.02 >= 2.0, "not standing (upright at standing height, walk mode) for 2 s within 10 s"
