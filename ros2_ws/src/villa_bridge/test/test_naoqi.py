@@ -183,7 +183,8 @@ def test_dropped_session_reconnects(ros_domain):
             Parameter("connect_timeout_s", value=0.5)])
         ex = SingleThreadedExecutor()
         ex.add_node(node)
-        threading.Thread(target=ex.spin, daemon=True).start()
+        spinner = threading.Thread(target=ex.spin, daemon=True)
+        spinner.start()
         assert _wait(lambda: node.body is not None, 10)
         first.close()                                            # the robot goes away
         deadline = time.monotonic() + 5
@@ -196,6 +197,7 @@ def test_dropped_session_reconnects(ros_domain):
             time.sleep(0.05)
         assert node.body is not None and ("wakeUp",) in fakes["ALMotion"].calls
         ex.shutdown()
+        spinner.join(timeout=5)                  # no timer callback still running when the node goes
         node.destroy_node()
         second.close()
     finally:

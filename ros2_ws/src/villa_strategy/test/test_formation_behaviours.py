@@ -31,7 +31,8 @@ def test_the_shipped_formation_parameters_are_the_reports_and_the_stopper_may_gu
     on_line = formation.formation(ball, 3, params=replace(shipped, stopper_goal_line=True))["stopper"]
     to_goal = F.OWN_GOAL - ball
     assert np.linalg.norm(on_line - ball) == pytest.approx(1.5)
-    assert np.cross(on_line - ball, to_goal) == pytest.approx(0.0, abs=1e-9) and (on_line - ball) @ to_goal > 0
+    d = on_line - ball
+    assert d[0] * to_goal[1] - d[1] * to_goal[0] == pytest.approx(0.0, abs=1e-9) and d @ to_goal > 0   # on the line
 
 
 def test_formation_shape_at_the_centre():
