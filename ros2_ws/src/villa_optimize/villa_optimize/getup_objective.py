@@ -233,8 +233,9 @@ class GetupObjective:
         if self.skill_name not in skills:
             raise ValueError(f"{self.skills_dir}: no {self.skill_name}.skl")
         self.skill = skills[self.skill_name]
-        learned = load_skill_variables(self.variables_file, SIMULATOR.get(self.backend, ""), self.robot_type)
-        self.lie = lie_skill(SKILLS[self.skill_name], skills, learned)     # run first, as in a game
+        # the learned values the candidate starts from (start_values) and the lie skill's, read once
+        self.learned = load_skill_variables(self.variables_file, SIMULATOR.get(self.backend, ""), self.robot_type)
+        self.lie = lie_skill(SKILLS[self.skill_name], skills, self.learned)     # run first, as in a game
         bounds = variable_bounds(self.skill)
         if self.space_file is not None:
             extra = Space.from_yaml(self.space_file)
@@ -260,8 +261,7 @@ class GetupObjective:
                 "robot_type": self.robot_type, "trials": self.trials}
 
     def start_values(self) -> dict[str, float]:
-        learned = load_skill_variables(self.variables_file, SIMULATOR[self.backend],
-                                       self.robot_type).get(self.skill_name, {})
+        learned = self.learned.get(self.skill_name, {})
         return {n: float(learned.get(n, (lo + hi) / 2))
                 for n, lo, hi in zip(self.space.names, self.space.lower, self.space.upper, strict=True)}
 
