@@ -97,6 +97,9 @@ class Walk:
         self.done = False
         self.fell_in: str | None = None
         self.speed: float | None = None
+        self.heading: float | None = None     # rad the heading changed from the start of walking to the end
+        self.track: list[tuple[float, float, float]] = []   # (t, x, y) while walking
+        self.to_half: float | None = None     # s from the first walk command to 0.5 m/s (over the last 0.4 s)
 
     def step(self, o) -> dict[str, float]:
         if self.t0 is None:
@@ -109,15 +112,25 @@ class Walk:
             self.w.walk_request(A.WalkRequest(A.WALK_STAND))
         else:
             if self.origin is None:
-                self.origin = (o.x, o.y, t)
+                self.origin = (o.x, o.y, t, o.yaw)
+            self._accelerating(t, o)
             name, local, cmd = self._segment(t)
             c = cmd(local) if cmd is not None else None
             self.w.walk_request(A.WalkRequest(A.WALK_STAND) if c is None else A.WalkRequest(A.WALK_NORMALIZED, *c))
             if self.distance is not None and math.hypot(o.x - self.origin[0], o.y - self.origin[1]) >= self.distance:
                 self.speed, self.done = self.distance / (t - self.origin[2]), True
+                self.heading = math.remainder(o.yaw - self.origin[3], 2 * math.pi)
             elif t >= sum(s for _, s, _ in self.segments):
                 self.done = True
         return motion_cycle(self.w, o).targets
+
+    def _accelerating(self, t: float, o) -> None:
+        if self.to_half is not None or self.distance is None:
+            return
+        self.track.append((t, o.x, o.y))
+        back = [p for p in self.track if p[0] <= t - 0.4]
+        if back and math.dist(back[-1][1:], (o.x, o.y)) / (t - back[-1][0]) >= 0.5:
+            self.to_half = t
 
     def _segment(self, t: float):
         for name, secs, cmd in self.segments:
@@ -137,7 +150,7 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
     """The 10 m forward walk and the course `runs` times each (run i from start_pose(.., i)) in `world`: mean 10 m
     speed of the completed walks, their count, forward falls, falls per course and the segments fallen in; ok = every
     run completed without a fall."""
-    speeds, fwd_falls, course_falls, where = [], 0, [], []
+    speeds, headings, to_half, fwd_falls, course_falls, where = [], [], [], 0, [], []
     w = make_world(world, rt)
     try:
         for seed in range(runs):
@@ -145,6 +158,8 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
             fwd_falls += r.fell_in is not None
             if r.speed is not None:
                 speeds.append(r.speed)
+                headings.append(math.degrees(r.heading))
+            to_half.append(math.inf if r.to_half is None else r.to_half)
             c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name), segments=COURSE))
             course_falls.append(int(c.fell_in is not None))
             if c.fell_in:
@@ -152,6 +167,7 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
     finally:
         w.close()
     return {"speed": float(np.mean(speeds)) if speeds else float("nan"), "completed": len(speeds),
+            "heading_deg": headings, "to_half": to_half,
             "forward_falls": fwd_falls, "course_falls": course_falls, "where": where,
             "ok": len(speeds) == runs and fwd_falls == 0 and not any(course_falls)}
 
@@ -174,7 +190,9 @@ def main() -> None:
     print(f"{args.world}: robot type {args.robot_type}, {args.runs} runs, set {args.set} of "
           f"{args.params or 'walk_params.yaml'}")
     print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
-          f"{m['forward_falls']} falls)")
+          f"{m['forward_falls']} falls); heading change over it (deg): "
+          + (", ".join(f"{h:+.1f}" for h in m["heading_deg"]) or "-"))
+    print("  standing to 0.5 m/s (s, over 0.4 s): " + ", ".join(f"{h:.2f}" for h in m["to_half"]))
     print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "
           f"falls per course {np.mean(m['course_falls']):.2f} ({m['course_falls']})"
           + (f", in: {', '.join(m['where'])}" if m["where"] else ""))

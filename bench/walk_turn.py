@@ -4,6 +4,7 @@ or the real SimSpark, side by side with the same commands and starts (§10: the 
 
     source scripts/env.sh && python bench/walk_turn.py [--world inprocess|sim|simspark] [--robot-type 0]
                                                        [--seconds 5] [--runs 2] [--set positioning] [--heading]
+                                                       [--params FILE]
 
 For each normalized command (x, y, theta) held for --seconds after 0.5 s of standing, prints the heading change
 (ground truth, summed cycle by cycle so full turns count), the mean turn rate and the distance moved, per run (run 0
@@ -43,9 +44,11 @@ class Turn(MC.Walk):
             self.path.append((o.x, o.y))
         return super().step(o)
 
-    def turned(self) -> float:
-        """rad, the heading change summed over cycles (more than a full turn counts)."""
-        return sum(math.remainder(b - a, 2 * math.pi) for a, b in itertools.pairwise(self.yaws))
+    def turned(self, last: int = 0) -> float:
+        """rad, the heading change summed over cycles (more than a full turn counts); over the `last` cycles only
+        when given."""
+        return sum(math.remainder(b - a, 2 * math.pi) for a, b in itertools.pairwise(self.yaws[-last - 1:] if last
+                                                                                        else self.yaws))
 
 
 def measure(world: str, rt: int, seconds: float, runs: int, set_name: str, commands=COMMANDS) -> list[dict]:
@@ -57,7 +60,8 @@ def measure(world: str, rt: int, seconds: float, runs: int, set_name: str, comma
                 ep = w.run_episode(Turn(MC.start_pose(0.0, run), MC.walk_engine(rt, name=set_name), cmd, seconds))
                 moved = math.dist(ep.path[0], ep.path[-1]) if len(ep.path) > 1 else 0.0
                 rows.append({"command": cmd, "run": run, "turned_deg": math.degrees(ep.turned()),
-                             "rate": ep.turned() / seconds, "moved": moved, "fell": ep.fell_in})
+                             "rate": ep.turned() / seconds, "moved": moved, "fell": ep.fell_in,
+                             "last_rate": ep.turned(last=100) / 2.0 if len(ep.yaws) > 100 else math.nan})
     finally:
         w.close()
     return rows
@@ -71,7 +75,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--set", default="positioning", help="walk parameter set (default positioning, used near the ball)")
     ap.add_argument("--heading", action="store_true", help="walks without a turn command and turns in place instead")
+    ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
     args = ap.parse_args()
+    MC.PARAMS.update(file=args.params)
     if args.seconds <= 0 or args.runs < 1:
         ap.error("--seconds must be > 0 and --runs >= 1")
     print(f"{args.world}: robot type {args.robot_type}, set {args.set}, each command held {args.seconds:g} s")
@@ -79,8 +85,8 @@ def main() -> None:
     for r in measure(args.world, args.robot_type, args.seconds, args.runs, args.set, commands):
         x, y, th = r["command"]
         print(f"  command ({x:+.1f}, {y:+.1f}, {th:+.1f}) run {r['run']}: turned {r['turned_deg']:+7.1f} deg "
-              f"({r['rate']:+.2f} rad/s), moved {r['moved']:.2f} m" + (f", FELL in {r['fell']}" if r["fell"] else ""),
-              flush=True)
+              f"({r['rate']:+.2f} rad/s; last 2 s {r['last_rate']:+.2f} rad/s), moved {r['moved']:.2f} m"
+              + (f", FELL in {r['fell']}" if r["fell"] else ""), flush=True)
 
 
 if __name__ == "__main__":

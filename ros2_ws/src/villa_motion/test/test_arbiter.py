@@ -96,7 +96,7 @@ def test_the_kick_asked_again_while_the_walk_stops_takes_the_newer_ball(config):
     a, logged = _arbiter(config)
     loop = Loop(a)
     loop.run(3)
-    assert a.walk_request(A.WalkRequest(x=0.5)).accepted
+    assert a.walk_request(A.WalkRequest(x=0.5, parameter_set="kickApproach")).accepted   # the game's kick approach
     loop.run(25)
     k = a.kicks["forward_L"]
     far = {"ball_x": k.ball[0] + 0.3, "ball_y": k.ball[1]}                  # out of reach

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from villa_motion.params import load_parameter_sets
+from villa_motion.params import load_parameter_sets, walk_sets_path
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import kinematics as K
 from villa_nao.params import config_path
@@ -265,6 +265,7 @@ def test_shipped_sets_balance_except_on_a_physical_nao_and_in_the_kick_approach(
     assert all(sim[n].gyro_roll > 0 and sim[n].gyro_pitch > 0 for n in ("goToTarget", "sprint", "positioning"))
     assert sim["kickApproach"].gyro_roll == sim["kickApproach"].gyro_pitch == 0.0
     assert all(s.gyro_roll == s.gyro_pitch == 0.0 for s in nao.values()) and set(nao) == set(sim)
+    assert all(s.heading_gain == s.turn_in_place == s.delta_forward == 0.0 for s in nao.values())
 
 
 def test_bad_inputs_never_produce_nan():
@@ -273,3 +274,86 @@ def test_bad_inputs_never_produce_nan():
     for _ in range(50):
         out = w.update(0.02)
         assert all(math.isfinite(v) for v in out.joints.values())
+
+
+def test_heading_hold_turns_back_by_the_gyros_heading_change_only_when_told_not_to_turn():
+    p = replace(P, heading_gain=0.5, max_step_theta=0.3)
+    w = WalkEngine({"p": p})
+    w.command_normalized(1.0, 0.0, 0.0)
+    for _ in range(10):                                      # 0.2 s turning left at 0.5 rad/s: 0.1 rad off
+        w.update(0.02, gyro=(0.0, 0.0, 0.5))
+    assert w._heading == pytest.approx(0.1)
+    w.left_stance = False                                    # the next step stands on the left, the right foot swings
+    w._new_step(p)
+    assert w.step[2] == 0.0 and w._turn_fix == pytest.approx(-0.05)       # half of it back, a turn to the right
+    feet, _ = w._feet(p, 1.0, w.phi_end)                     # the step's end: the right foot put down opened
+    assert feet["R"][3] == pytest.approx(-0.1) and feet["L"][3] == pytest.approx(0.0)
+    w.command_normalized(1.0, 0.0, 0.2)                      # told to turn: no hold
+    w.update(0.02, gyro=(0.0, 0.0, 0.5))
+    w._new_step(p)
+    assert w._heading == 0.0 and w._turn_fix == 0.0
+    off = WalkEngine({"p": P})                               # heading_gain 0: the gyro's yaw changes nothing
+    off.command_normalized(1.0, 0.0, 0.0)
+    for _ in range(10):
+        off.update(0.02, gyro=(0.0, 0.0, 0.5))
+    off._new_step(P)
+    assert off._turn_fix == 0.0
+
+
+def test_the_turn_limit_falls_from_turning_in_place_to_max_step_theta_at_a_full_step():
+    p = replace(P, max_step_theta=0.2, turn_in_place=0.5)
+    w = WalkEngine({"p": p})
+    for (x, y), limit in (((0.0, 0.0), 0.5), ((1.0, 0.0), 0.2), ((0.0, -1.0), 0.2), ((0.5, 0.0), 0.35)):
+        w.command_normalized(x, y, -1.0)
+        assert w.desired[2] == pytest.approx(-limit), (x, y)
+    w.command_velocity(0.0, 0.0, 10.0)
+    assert w.desired[2] == pytest.approx(0.5)
+    assert w.max_speed()[2] == pytest.approx(0.5 / p.phase_length)
+    plain = WalkEngine({"p": replace(p, turn_in_place=0.0)})
+    plain.command_normalized(0.0, 0.0, 1.0)
+    assert plain.desired[2] == pytest.approx(0.2)
+
+
+def test_delta_forward_speeds_up_forward_steps_only():
+    p = replace(P, delta=0.1, delta_forward=0.4)
+    w = _engine(p, step=(0, 0, 0))
+    w.command_normalized(1.0, 1.0, 0.0)
+    w._new_step(p)
+    assert w.step[0] == pytest.approx(0.4 * p.max_step_x) and w.step[1] == pytest.approx(0.1 * p.max_step_y)
+    w.command_normalized(0.0, 0.0, 0.0)                      # slowing down: delta
+    w._new_step(p)
+    assert w.step[0] == pytest.approx(0.9 * 0.4 * p.max_step_x)
+    back = _engine(p, step=(0, 0, 0))
+    back.command_normalized(-1.0, 0.0, 0.0)
+    back._new_step(p)
+    assert back.step[0] == pytest.approx(-0.1 * p.max_step_x)
+
+
+@pytest.mark.parametrize("robot_type", [0, 2])
+def test_the_goToTarget_agent_walks_every_set_as_goToTarget_and_keeps_the_kick_approach(robot_type):
+    """§10.3 Table 3's GoToTarget agent: a file on the shipped one (`base:`) with sprint and positioning replaced."""
+    agent = load_parameter_sets(walk_sets_path("walk_params_goToTarget_agent.yaml"), robot_type=robot_type)
+    final = load_parameter_sets(walk_sets_path(""), robot_type=robot_type)
+    assert agent["sprint"] == agent["positioning"] == agent["goToTarget"] == final["goToTarget"]
+    assert agent["kickApproach"] == final["kickApproach"] and list(agent) == list(final)
+
+
+def test_a_base_file_is_layered_under_the_sets_and_robot_types_of_the_file(tmp_path):
+    (tmp_path / "a.yaml").write_text("sets:\n  g: {max_step_x: 0.1}\n  s: {inherit: g, max_step_x: 0.12}\n"
+                                     "robot_types:\n  2: {g: {max_step_y: 0.04}, s: {phase_length: 0.3}}\n")
+    (tmp_path / "b.yaml").write_text("base: a.yaml\nsets:\n  s: {inherit: g}\n"
+                                     "robot_types:\n  2: {g: {z_step: 0.03}}\n")
+    b2 = load_parameter_sets(tmp_path / "b.yaml", robot_type=2)
+    assert b2["g"].max_step_y == 0.04 and b2["g"].z_step == 0.03     # the base's type layer and the file's
+    assert b2["s"] == b2["g"]                                         # s replaced whole: the base's type layer gone
+    (tmp_path / "c.yaml").write_text("base: missing.yaml\nsets:\n  s: {}\n")
+    with pytest.raises(ValueError, match="missing.yaml"):
+        load_parameter_sets(tmp_path / "c.yaml")
+    (tmp_path / "d.yaml").write_text("base: d.yaml\nsets:\n  s: {}\n")
+    with pytest.raises(ValueError, match="5 deep"):
+        load_parameter_sets(tmp_path / "d.yaml")
+
+
+def test_walk_sets_path_names_the_shipped_files():
+    assert walk_sets_path("") == walk_sets_path("walk_params.yaml") == config_path("villa_motion", "walk_params.yaml")
+    assert str(walk_sets_path("/some/where/w.yaml")) == "/some/where/w.yaml"

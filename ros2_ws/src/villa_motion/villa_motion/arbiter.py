@@ -43,7 +43,7 @@ from typing import Any
 
 from villa_motion import head as H
 from villa_motion import kick as KK
-from villa_motion.params import load_parameter_sets, load_skill_variables
+from villa_motion.params import load_parameter_sets, load_skill_variables, walk_sets_path
 from villa_motion.skills import Skill, SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import field as F
@@ -188,7 +188,7 @@ class MotionConfig:
 
         robot_type = check_robot_type(p["robot_type"], "robot_type")
         simulator = str(p.get("simulator", "")) or None        # the per-simulator overlays of the data files
-        sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
+        sets_file = walk_sets_path(str(p["walk_parameter_sets"]))
         skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
         skill_params = str(p["skill_params"]) or str(config_path("villa_motion", "skill_params.yaml"))
         return cls(walk_sets=load_parameter_sets(sets_file, simulator, robot_type),

@@ -10,6 +10,14 @@ Walk sets may differ per robot type (issue 20; the UT Austin Villa base code kee
     robot_types:
       2: {goToTarget: {max_step_x: 0.11}}                   # robot type 2: these fields of these sets replaced
 
+A file may build on another (issue 20: an agent that walks with fewer sets than the shipped file, as the seed's
+Table 3 agents do):
+
+    base: walk_params.yaml                                  # that file (relative to this one) first; its sets
+    sets:                                                   # of these names replaced whole, its robot_types
+      sprint: {inherit: goToTarget}                         # entries for them dropped
+      positioning: {inherit: goToTarget}
+
 A robot type's fields replace the set's own before `inherit` is resolved, so a set inheriting from it inherits them
 too unless it names the field itself (positioning's own max_step_x stays). An overlay ``walk_params.simspark.yaml``
 has the same form; its sets (then its robot type's) replace the fields they name (after inherit).
@@ -86,12 +94,41 @@ def _type_layer(path: Path, data, robot_type: int, sets) -> dict[str, dict]:
     return {name: dict(values or {}) for name, values in layer.items()}
 
 
-def _load_sets(path: Path, robot_type: int = 0) -> dict[str, WalkParams]:
+def walk_sets_path(value: str) -> Path:
+    """The walk parameter file a node parameter names: "" = villa_motion's config/walk_params.yaml; a bare file name
+    that is not a file here = that file in villa_motion's config directory; anything else as given."""
+    from villa_nao.params import config_path
+
+    if not value:
+        return Path(config_path("villa_motion", "walk_params.yaml"))
+    p = Path(value)
+    if p.name == value and not p.exists():
+        return Path(config_path("villa_motion", value))
+    return p
+
+
+def _read_sets(path: Path, robot_type: int, depth: int = 0) -> tuple[dict, dict[str, dict]]:
+    """(sets, this robot type's layer) of `path`, with its `base` file's under them (module docstring)."""
     data = read_yaml(path, "the walk parameter sets")
     sets = (data or {}).get("sets") if isinstance(data, dict) else None
     if not isinstance(sets, dict) or not sets:
         raise ValueError(f"{path}: expected 'sets: {{name: {{parameter: value}}}}'")
-    per_type = _type_layer(path, data, robot_type, sets)
+    base = data.get("base")
+    if base is None:
+        return sets, _type_layer(path, data, robot_type, sets)
+    if not isinstance(base, str) or depth > 4:
+        raise ValueError(f"{path}: base: expected the file name of another walk parameter file (at most 5 deep)")
+    base_sets, base_layer = _read_sets(path.parent / base, robot_type, depth + 1)
+    merged = {**base_sets, **sets}
+    layer = {k: v for k, v in base_layer.items() if k not in sets}
+    own = _type_layer(path, data, robot_type, merged)
+    for name, values in own.items():
+        layer[name] = {**layer.get(name, {}), **values}
+    return merged, layer
+
+
+def _load_sets(path: Path, robot_type: int = 0) -> dict[str, WalkParams]:
+    sets, per_type = _read_sets(path, robot_type)
     out: dict[str, WalkParams] = {}
     for name, values in sets.items():
         if not isinstance(values, dict):

@@ -83,6 +83,7 @@ class WalkParams:
     f_s: float = 0.1                  # fraction before the swing foot starts moving
     phase_length: float = 0.38        # s, duration of a single step (ϕ_length)
     delta: float = 0.15               # P gain of step sizes per step (δ)
+    delta_forward: float = 0.0        # P gain of the forward step while it grows forward (0 = delta)
     y_sep: float = 0.11               # m, separation between the feet
     x_offset: float = 0.005           # m, constant offset between torso and feet
     x_factor: float = 0.0             # fraction of step_x added to the torso's forward position
@@ -93,6 +94,10 @@ class WalkParams:
     arm_roll: float = 0.15            # rad, ShoulderRoll away from the body
     gyro_pitch: float = 0.0           # s: stance AnklePitch += gyro_pitch x the torso's pitch rate (rad/s; 0 = off)
     gyro_roll: float = 0.0            # s: stance AnkleRoll += gyro_roll x the torso's roll rate (rad/s; 0 = off)
+    turn_in_place: float = 0.0        # rad per step: the turn limit with no step forward or sideways, falling
+                                      # linearly to max_step_theta at a full step (0 = max_step_theta throughout)
+    heading_gain: float = 0.0         # per step: step turn -= heading_gain x the heading change (gyro) since the
+                                      # walk was told not to turn (0 = off)
 
     def validate(self) -> WalkParams:
         for f in fields(self):
@@ -100,7 +105,8 @@ class WalkParams:
             if not math.isfinite(v):
                 raise ValueError(f"walk parameter {f.name} must be finite, got {v}")
         if not (0 < self.z_torso < 0.4 and 0 <= self.f_g < 0.5 and 0 <= self.f_s < 0.5 and self.phase_length > 0.05
-                and 0.05 < self.pendulum_height < 1 and 0 < self.delta <= 1 and self.err_max > self.err_norm >= 0
+                and 0.05 < self.pendulum_height < 1 and 0 < self.delta <= 1 and 0 <= self.delta_forward <= 1
+                and self.err_max > self.err_norm >= 0
                 and self.y_sep > 0):
             raise ValueError(f"walk parameters out of range: {self}")
         return self
@@ -170,6 +176,8 @@ class WalkEngine:
         self.outward_turn = outward_turn
         self._last_joints: dict[str, float] | None = None
         self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
+        self._heading = 0.0                      # rad turned (the gyro's yaw rate, integrated) since told not to turn
+        self._turn_fix = 0.0                     # rad per step added to the step's turn to hold that heading
 
     # --- inputs (§10.4.1) -----------------------------------------------------------------------------
     def set_parameter_set(self, name: str) -> None:
@@ -185,7 +193,7 @@ class WalkEngine:
         self.set_parameter_set(parameter_set)
         v = np.clip(np.nan_to_num(np.array([x, y, theta], dtype=float)), -1.0, 1.0)
         target = self.sets[self.set_name]
-        self.desired = v * np.array([target.max_step_x, target.max_step_y, target.max_step_theta])
+        self.desired = v * np.array([target.max_step_x, target.max_step_y, self._max_turn(target, v[0], v[1])])
         self.stop_requested = False
         self.walking = True
 
@@ -194,8 +202,9 @@ class WalkEngine:
         self.set_parameter_set(parameter_set)
         target = self.sets[self.set_name]
         duration = target.phase_length  # a nominal step (ϕ_end − ϕ_start = 1)
-        maxes = np.array([target.max_step_x, target.max_step_y, target.max_step_theta])
         v = np.nan_to_num(np.array([vx, vy, vtheta], dtype=float)) * duration
+        maxes = np.array([target.max_step_x, target.max_step_y,
+                          self._max_turn(target, v[0] / target.max_step_x, v[1] / target.max_step_y)])
         self.desired = np.clip(v, -maxes, maxes)
         self.stop_requested = False
         self.walking = True
@@ -217,6 +226,7 @@ class WalkEngine:
         self._jog_left = 0.0
         self._prev_stance = None
         self._placed_yaw = 0.0
+        self._heading = self._turn_fix = 0.0
 
     @property
     def standing(self) -> bool:
@@ -225,7 +235,17 @@ class WalkEngine:
 
     def max_speed(self) -> tuple[float, float, float]:
         p = self.sets[self.set_name]
-        return p.max_step_x / p.phase_length, p.max_step_y / p.phase_length, p.max_step_theta / p.phase_length
+        return p.max_step_x / p.phase_length, p.max_step_y / p.phase_length, self._max_turn(p, 0, 0) / p.phase_length
+
+    @staticmethod
+    def _max_turn(p: WalkParams, fx: float, fy: float) -> float:
+        """rad per step the walk may turn while stepping fx, fy (fractions of the maximum steps): turn_in_place at
+        none, max_step_theta at a full step (deviation, issue 20: a walk that turns fast in place falls when it turns
+        as fast at full speed)."""
+        if p.turn_in_place <= 0.0:
+            return p.max_step_theta
+        f = min(1.0, math.hypot(fx, fy))
+        return p.max_step_theta + (p.turn_in_place - p.max_step_theta) * (1.0 - f)
 
     # --- the cycle --------------------------------------------------------------------------------------------
     def _params(self, dt: float) -> WalkParams:
@@ -253,19 +273,25 @@ class WalkEngine:
         self.phi_end = -self.phi_start
         self.phi = self.phi_start
         if self.outward_turn:                             # the old swing foot stands at the yaw it was put down
-            self._placed_yaw = self._turn_yaw(self.step[2], swing_left=not self.left_stance)
+            self._placed_yaw = self._turn_yaw(self.step[2] + self._turn_fix, swing_left=not self.left_stance)
         self.left_stance = not self.left_stance
-        maxes = np.array([p.max_step_x, p.max_step_y, p.max_step_theta])
+        maxes = np.array([p.max_step_x, p.max_step_y,
+                          self._max_turn(p, self.desired[0] / p.max_step_x, self.desired[1] / p.max_step_y)])
         desired = np.clip(self.desired, -maxes, maxes)
         # P control of step sizes; stopping decays faster so the jog in place (§10.4.3) ends soon after 0.5 s
-        gain = max(p.delta, 0.5) if self.stop_requested else p.delta
+        gain = np.full(3, max(p.delta, 0.5) if self.stop_requested else p.delta)
         old = self.step
+        if p.delta_forward > 0.0 and desired[0] > old[0] >= 0.0:     # speeding up forward (deviation, issue 20)
+            gain[0] = p.delta_forward
         self.step = old + gain * (desired - old)
         bound = np.maximum(maxes, np.abs(old))      # clamp to maxStep, but a shrinking maximum is followed gradually
         self.step = np.clip(self.step, -bound, bound)
         # §10.1 stability: shrink the steps by the COM error
         factor = 1.0 - min(1.0, max(0.0, (self.com_error - p.err_norm) / (p.err_max - p.err_norm)))
         self.step *= factor
+        # heading hold (deviation, issue 20): told not to turn, the step turns back by the gyro's heading change
+        fix = -p.heading_gain * self._heading
+        self._turn_fix = float(np.clip(fix, -maxes[2] - self.step[2], maxes[2] - self.step[2]))
 
     def update(self, dt: float = 0.02, sensed_joints: dict[str, float] | None = None,
                gyro: tuple[float, float, float] | None = None) -> WalkOutput:
@@ -280,6 +306,10 @@ class WalkEngine:
             return out
         if self.stop_requested:
             self._jog_left -= dt
+        if gyro is not None and not self.stop_requested and self.desired[2] == 0.0:
+            self._heading += float(gyro[2]) * dt
+        else:
+            self._heading = 0.0
         # advance the phase
         dur = max(self.phi_end - self.phi_start, 1e-3)
         self.phi += dt / p.phase_length
@@ -289,6 +319,7 @@ class WalkEngine:
                 self.step[:] = 0.0
                 self._prev_stance = None
                 self._placed_yaw = 0.0
+                self._heading = self._turn_fix = 0.0
                 out = self._stand(p)
                 self._remember(out.joints)
                 return out
@@ -309,6 +340,7 @@ class WalkEngine:
         k = self._k(p)
         f_a, f_m = 1.0 - 2.0 * p.f_g, 1.0 - 2.0 * p.f_s
         sx, sy, sth = self.step
+        sth += self._turn_fix
         # lift (z_frac)
         z_frac = 0.5 * (1 - math.cos(2 * math.pi * (t - p.f_g) / f_a)) if p.f_g <= t <= p.f_g + f_a else 0.0
         z_stance, z_swing = -p.z_torso, -p.z_torso + p.z_step * z_frac

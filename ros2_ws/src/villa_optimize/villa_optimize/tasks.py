@@ -4,8 +4,9 @@
   backward / left / right, quick direction changes, weaving at 45°, a noisy target, stop and go, a spiral both
   clockwise and counter-clockwise, quick alternation between left and right), one active at a time for its own
   duration; fitness = sum of reward_target and reward_stop.
-- sprint (§10.3.2): the same course with goToTarget fixed; the optimized sprint set is used whenever the robot
-  faces within 15° of its target (and it is over 1 m away), so the two sets are learned compatible.
+- sprint (§10.3.2): the same course with goToTarget fixed, its long forward walk 10 m; the optimized sprint set is
+  used whenever the robot faces within 15° of its target (and it is over 1 m away), so the two sets are learned
+  compatible.
 - driveBallToGoal (§10.3.1): drive the ball toward the opponent goal for 30 s; fitness = distance the ball travels
   toward the goal (minus Fall if the robot fell).
 - positioning (§10.3.3, the report's driveBallToGoal2): dribble for 15 s from a variety of positions and
@@ -129,13 +130,30 @@ def _circle(centre: tuple[float, float], radius: float, start_deg: float, step_d
             for t in a]
 
 
-def go_to_target_phases() -> list[OptPhase]:
-    """§10.3.2 Figure 4 kinds in the course frame (start at the origin facing +x). The long forward walk is 6 m: with
-    3 m CMA-ES found sets that won the course and fell on bench/motion_course.py's 10 m walk. The circles and the
-    left-right alternation (Figure 4's spiral both ways and quick alternation) were added after sets learned without
-    them fell in bench/motion_course.py's spirals."""
+def go_to_target_phases(long_walk: float = 6.0) -> list[OptPhase]:
+    """§10.3.2 Figure 4 kinds in the course frame (start at the origin facing +x). The long forward walk is
+    `long_walk` m (the rest of the course moves along with its end): 6 m for goToTarget (with 3 m CMA-ES found sets
+    that won the course and fell on bench/motion_course.py's 10 m walk), 10 m for sprint, which is the set that walks
+    it. The circles and the left-right alternation (Figure 4's spiral both ways and quick alternation) were added after
+    sets learned without them fell in bench/motion_course.py's spirals."""
+    s = long_walk - 6.0
+    return [WaypointOptPhase((long_walk, 0.0), 2.0 * long_walk)] + [  # long walk forward, then the course from its end
+        _shifted(p, s) for p in _go_to_target_rest()]
+
+
+def sprint_phases() -> list[OptPhase]:
+    """sprint (§10.3.2): goToTarget's course with a 10 m long walk (the held-out walk of bench/walk_validate.py)."""
+    return go_to_target_phases(long_walk=10.0)
+
+
+def _shifted(p: OptPhase, dx: float) -> OptPhase:
+    if isinstance(p, WaypointOptPhase) and dx:
+        return WaypointOptPhase((p.target[0] + dx, p.target[1]), p.duration, face=p.face, reach=p.reach)
+    return p
+
+
+def _go_to_target_rest() -> list[OptPhase]:
     return [
-        WaypointOptPhase((6.0, 0.0), 12.0),                # long walk forward
         StopOptPhase(1.0),                                 # stop
         WaypointOptPhase((4.5, 0.0), 4.0, face=0.0),       # long walk backward
         WaypointOptPhase((4.5, 1.2), 3.5, face=0.0),       # walk left
@@ -180,7 +198,7 @@ POSITIONING_STARTS = (
 
 TASKS: dict[str, Task] = {
     "goToTarget": Task("goToTarget", go_to_target_phases, (-5.0, 0.0, 0.0), "goToTarget"),
-    "sprint": Task("sprint", go_to_target_phases, (-5.0, 0.0, 0.0), "sprint", sprint_rule=True),
+    "sprint": Task("sprint", sprint_phases, (-7.0, 0.0, 0.0), "sprint", sprint_rule=True),
     "driveBallToGoal": Task("driveBallToGoal", drive_ball_phases, (-6.0, 0.0, 0.0), "driveBallToGoal",
                             ball=(-5.6, 0.0)),
     "positioning": Task("positioning", positioning_phases, (-6.0, 0.0, 0.0), "positioning", ball=(-5.6, 0.0),

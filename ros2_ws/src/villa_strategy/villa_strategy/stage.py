@@ -59,11 +59,10 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
 
 def body_from_params(p: Mapping[str, Any]) -> B.Body:
     """The player's Body from its robot type and walk parameter sets (the motion node's: the same file)."""
-    from villa_motion.params import load_parameter_sets
-    from villa_nao.params import config_path
+    from villa_motion.params import load_parameter_sets, walk_sets_path
 
     robot_type = check_robot_type(p["robot_type"], "robot_type")
-    sets_file = str(p["walk_parameter_sets"]) or str(config_path("villa_motion", "walk_params.yaml"))
+    sets_file = walk_sets_path(str(p["walk_parameter_sets"]))
     sets = load_parameter_sets(sets_file, str(p.get("simulator", "")) or None, robot_type)
     return B.Body.from_walk_sets(sets, robot_type)
 
