@@ -4,10 +4,11 @@ motion arbiter (the head scans as in a game), on villa sim (in process by defaul
 irrelevant here: the course is open loop, the ground truth scores).
 
     source scripts/env.sh && python bench/motion_course.py [--world inprocess|sim|simspark] [--robot-type 0]
-                                                           [--runs 3] [--params FILE --set NAME]
+                                                           [--runs 3] [--params FILE --set NAME | --game-sets]
 
 --params/--set evaluate another walk parameter set (e.g. one written by `villa optimize walk`); default: villa_motion's
-config/walk_params.yaml, set goToTarget.
+config/walk_params.yaml, set goToTarget. --game-sets walks each command in the set the game's §10.3 rule would pick
+(sprint straight ahead, goToTarget otherwise): how a learned sprint set is checked.
 
 Course (Figure 4 kinds): long walks forward / backward / left / right, a curve, quick direction changes, stop-and-go,
 a spiral. Each segment is a command held for a time (MoveOptPhase / StopOptPhase of §10.4.2); the robot turns toward
@@ -86,7 +87,9 @@ class Walk:
     """Stand 0.5 s, then follow `segments` [(name, seconds, command(t) or None)] with the walk engine (the course),
     or with `distance` walk (1, 0, 0) until the torso is that far from where it started. Ends at the first fall."""
 
-    def __init__(self, start, engine: A.MotionArbiter, segments=None, distance: float | None = None) -> None:
+    def __init__(self, start, engine: A.MotionArbiter, segments=None, distance: float | None = None,
+                 game_sets: bool = False) -> None:
+        self.game_sets = game_sets
         self.segments = segments or [("forward", 60.0, lambda t: (1, 0, 0))]
         self.distance = distance
         self.task = Start(start, 0.5 + sum(s for _, s, _ in self.segments))
@@ -116,13 +119,23 @@ class Walk:
             self._accelerating(t, o)
             name, local, cmd = self._segment(t)
             c = cmd(local) if cmd is not None else None
-            self.w.walk_request(A.WalkRequest(A.WALK_STAND) if c is None else A.WalkRequest(A.WALK_NORMALIZED, *c))
+            self.w.walk_request(A.WalkRequest(A.WALK_STAND) if c is None else
+                                A.WalkRequest(A.WALK_NORMALIZED, *c, parameter_set=self._set(c)))
             if self.distance is not None and math.hypot(o.x - self.origin[0], o.y - self.origin[1]) >= self.distance:
                 self.speed, self.done = self.distance / (t - self.origin[2]), True
                 self.heading = math.remainder(o.yaw - self.origin[3], 2 * math.pi)
             elif t >= sum(s for _, s, _ in self.segments):
                 self.done = True
         return motion_cycle(self.w, o).targets
+
+    def _set(self, c) -> str:
+        """With game_sets, the set the game's §10.3 rule walks command c with: sprint straight ahead (within 15°,
+        hardly turning: a target within 15° turns the game's walk by at most 15/180), goToTarget otherwise; without,
+        the engine's set ("")."""
+        if not self.game_sets:
+            return ""
+        straight = c[0] > 0 and abs(math.atan2(c[1], c[0])) < math.radians(15) and abs(c[2]) <= 0.1
+        return "sprint" if straight else "goToTarget"
 
     def _accelerating(self, t: float, o) -> None:
         if self.to_half is not None or self.distance is None:
@@ -146,7 +159,8 @@ class Walk:
         return self
 
 
-def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str = "inprocess") -> dict:
+def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str = "inprocess",
+            game_sets: bool = False) -> dict:
     """The 10 m forward walk and the course `runs` times each (run i from start_pose(.., i)) in `world`: mean 10 m
     speed of the completed walks, their count, forward falls, falls per course and the segments fallen in; ok = every
     run completed without a fall."""
@@ -154,13 +168,15 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
     w = make_world(world, rt)
     try:
         for seed in range(runs):
-            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name), distance=10.0))
+            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name), distance=10.0,
+                                   game_sets=game_sets))
             fwd_falls += r.fell_in is not None
             if r.speed is not None:
                 speeds.append(r.speed)
                 headings.append(math.degrees(r.heading))
             to_half.append(math.inf if r.to_half is None else r.to_half)
-            c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name), segments=COURSE))
+            c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name), segments=COURSE,
+                                   game_sets=game_sets))
             course_falls.append(int(c.fell_in is not None))
             if c.fell_in:
                 where.append(c.fell_in)
@@ -180,14 +196,18 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
     ap.add_argument("--set", default="goToTarget", help="parameter set to walk with (default goToTarget)")
+    ap.add_argument("--game-sets", action="store_true",
+                    help="each command in the set the game's §10.3 rule picks: sprint straight ahead (within 15°, "
+                         "hardly turning), goToTarget otherwise (instead of --set)")
     args = ap.parse_args()
-    PARAMS.update(file=args.params, set=args.set)
+    PARAMS.update(file=args.params, set="goToTarget" if args.game_sets else args.set)
     try:
         walk_engine(args.robot_type)
     except ValueError as e:
         ap.error(str(e))
-    m = measure(args.robot_type, args.runs, world=args.world)
-    print(f"{args.world}: robot type {args.robot_type}, {args.runs} runs, set {args.set} of "
+    m = measure(args.robot_type, args.runs, world=args.world, game_sets=args.game_sets)
+    print(f"{args.world}: robot type {args.robot_type}, {args.runs} runs, "
+          f"{'the game sets (sprint straight ahead)' if args.game_sets else 'set ' + args.set} of "
           f"{args.params or 'walk_params.yaml'}")
     print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
           f"{m['forward_falls']} falls); heading change over it (deg): "

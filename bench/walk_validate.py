@@ -7,7 +7,8 @@
 For every `--every`-th generation of the run's history.jsonl (and the last), two candidates: the generation's best
 sample and CMA-ES's mean after it (the distribution's centre: no winner's luck in it). Each walks
 bench/motion_course.py's 10 m forward and its 48 s course, `--runs` times from jittered starts (run 0 nominal), in
-process; the start set is measured first. A candidate qualifies when no run falls; the table ends with the
+process (a sprint run's with the game's set rule: sprint straight ahead, goToTarget otherwise); the start set is
+measured first. A candidate qualifies when no run falls; the table ends with the
 qualifying candidate of the best 10 m speed. A run of a dribbling task (positioning, driveBallToGoal) is checked
 by dribbling instead: bench/dribble.py's task, `--runs` trials from the task's starts with held-out jitter; it
 qualifies without a fall and ranks by the ball's mean progress. `--export` writes one candidate as a complete walk
@@ -107,12 +108,13 @@ def main() -> None:
     print(f"{'candidate':<22} {'task fitness':>12} {'10 m m/s':>9} {'done':>5} {'fwd falls':>9} {'course falls':>12}")
     rows = []
     t0 = time.monotonic()
-    start = MC.measure(rt, args.runs, load_parameter_sets(base), name)
+    game_sets = desc["task"] == "sprint"          # sprint is walked where the game walks it (its §10.3 rule)
+    start = MC.measure(rt, args.runs, load_parameter_sets(base), name, game_sets=game_sets)
     print(_row(f"start set {desc['start_set']}", None, start), flush=True)
     for g in gens:
         h = by_gen[g]
         for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
-            m = MC.measure(rt, args.runs, objective.parameter_sets(x), name)
+            m = MC.measure(rt, args.runs, objective.parameter_sets(x), name, game_sets=game_sets)
             rows.append((g, which, fit, m))
             print(_row(f"gen {g} {which}", fit, m), flush=True)
     ok = [r for r in rows if r[3]["ok"]]
