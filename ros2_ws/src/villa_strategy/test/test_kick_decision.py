@@ -243,3 +243,17 @@ def test_penalty_goalie_steps_up_to_its_box_and_takes_a_ball_inside_it():
     assert d.walk is not None and d.walk.x > 0 and -14.0 < d.target[0] < -13.5       # ball, to dribble it out
     with pytest.raises(ValueError, match="penalty must be"):
         D.TeamPlayer(1, D.StrategyParams(penalty="keeper"))
+
+
+def test_a_supporter_walks_around_the_ball_to_its_spot_behind_it():
+    """Issue 19 (a traced Static game): the stopper, on the far side of the ball from its spot 1.5 m behind the ball,
+    walked straight through the ball and pushed it toward our goal."""
+    ball = (1.0, 1.0)
+    p = D.TeamPlayer(3, D.StrategyParams(team_size=3, seed=3))          # 1 is the goalie, 2 is on the ball
+    view = D.WorldView(pose=(2.0, 1.0, math.pi), ball=ball, teammates={1: (-14.0, 0.0), 2: (0.2, 0.2)})
+    d = p.decide(view, D.PLAY_ON, 5.0, True)
+    assert d.role not in ("onBall", "goalie") and d.target[0] < ball[0] - 0.5      # its spot is behind the ball
+    assert abs(d.target[1] - ball[1]) < 0.3                                          # the ball is on the way there
+    heading = math.pi + math.atan2(d.walk.y, d.walk.x)                               # field frame (facing -x)
+    straight = math.atan2(d.target[1] - 1.0, d.target[0] - 2.0)
+    assert abs(math.remainder(heading - straight, 2 * math.pi)) > math.radians(45)   # not at the ball: around it

@@ -278,7 +278,10 @@ class TeamPlayer:
             target = set_plays.kick_in_shift([target], ball)[0]
         if play_mode in FREE_KICK_OPP_MODES:
             target = set_plays.keep_free_kick_distance([target], ball)[0]
-        walk = B.go_to(me, theta, target, face=face, obstacles=obstacles, body=self.body)
+        # §12.2: a supporter walks around the ball too (issue 19: the stopper, whose spot is behind the ball, walked
+        # through it from the far side and pushed it toward our goal); the goalie goes to the ball's line as it is
+        around = obstacles if role == "goalie" else [*obstacles, np.array(ball, float)[:2]]
+        walk = B.go_to(me, theta, target, face=face, obstacles=around, body=self.body)
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
 
