@@ -285,9 +285,14 @@ def test_heading_hold_turns_back_by_the_gyros_heading_change_only_when_told_not_
     assert w._heading == pytest.approx(0.1)
     w.left_stance = False                                    # the next step stands on the left, the right foot swings
     w._new_step(p)
-    assert w.step[2] == 0.0 and w._turn_fix == pytest.approx(-0.05)       # half of it back, a turn to the right
+    mean = np.mean([0.01 * (i + 1) for i in range(10)])      # the heading change's mean over the step: 0.055 rad
+    assert w.step[2] == 0.0 and w._turn_fix == pytest.approx(-0.5 * mean)   # half of it back, a turn to the right
     feet, _ = w._feet(p, 1.0, w.phi_end)                     # the step's end: the right foot put down opened
-    assert feet["R"][3] == pytest.approx(-0.1) and feet["L"][3] == pytest.approx(0.0)
+    assert feet["R"][3] == pytest.approx(-mean) and feet["L"][3] == pytest.approx(0.0)
+    for _ in range(10):                                      # a step holding 0.1 rad off: the mean of both steps
+        w.update(0.02, gyro=(0.0, 0.0, 0.0))
+    w._new_step(p)
+    assert w._turn_fix == pytest.approx(-0.5 * (mean + 0.1) / 2)
     w.command_normalized(1.0, 0.0, 0.2)                      # told to turn: no hold
     w.update(0.02, gyro=(0.0, 0.0, 0.5))
     w._new_step(p)

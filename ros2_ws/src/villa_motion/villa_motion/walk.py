@@ -177,6 +177,8 @@ class WalkEngine:
         self._last_joints: dict[str, float] | None = None
         self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
         self._heading = 0.0                      # rad turned (the gyro's yaw rate, integrated) since told not to turn
+        self._step_headings: deque[float] = deque(maxlen=2)   # its mean over each of the last two steps
+        self._heading_sum, self._heading_n = 0.0, 0
         self._turn_fix = 0.0                     # rad per step added to the step's turn to hold that heading
 
     # --- inputs (§10.4.1) -----------------------------------------------------------------------------
@@ -226,7 +228,7 @@ class WalkEngine:
         self._jog_left = 0.0
         self._prev_stance = None
         self._placed_yaw = 0.0
-        self._heading = self._turn_fix = 0.0
+        self._reset_heading()
 
     @property
     def standing(self) -> bool:
@@ -261,6 +263,12 @@ class WalkEngine:
             self._blend_from = None
         return self.p
 
+    def _reset_heading(self, keep_fix: bool = False) -> None:
+        self._heading, self._heading_sum, self._heading_n = 0.0, 0.0, 0
+        self._step_headings.clear()
+        if not keep_fix:
+            self._turn_fix = 0.0
+
     def _k(self, p: WalkParams) -> float:
         return math.sqrt(G / p.pendulum_height)
 
@@ -290,7 +298,13 @@ class WalkEngine:
         factor = 1.0 - min(1.0, max(0.0, (self.com_error - p.err_norm) / (p.err_max - p.err_norm)))
         self.step *= factor
         # heading hold (deviation, issue 20): told not to turn, the step turns back by the gyro's heading change
-        fix = -p.heading_gain * self._heading
+        # (the mean over the last two steps: the torso yaws to and fro within each step, and a correction from the
+        # heading at the step's end alone fed that sway back and made larger steps fall)
+        if self._heading_n:
+            self._step_headings.append(self._heading_sum / self._heading_n)
+        self._heading_sum, self._heading_n = 0.0, 0
+        drift = sum(self._step_headings) / len(self._step_headings) if self._step_headings else 0.0
+        fix = -p.heading_gain * drift
         self._turn_fix = float(np.clip(fix, -maxes[2] - self.step[2], maxes[2] - self.step[2]))
 
     def update(self, dt: float = 0.02, sensed_joints: dict[str, float] | None = None,
@@ -308,8 +322,10 @@ class WalkEngine:
             self._jog_left -= dt
         if gyro is not None and not self.stop_requested and self.desired[2] == 0.0:
             self._heading += float(gyro[2]) * dt
+            self._heading_sum += self._heading
+            self._heading_n += 1
         else:
-            self._heading = 0.0
+            self._reset_heading(keep_fix=True)
         # advance the phase
         dur = max(self.phi_end - self.phi_start, 1e-3)
         self.phi += dt / p.phase_length
@@ -319,7 +335,7 @@ class WalkEngine:
                 self.step[:] = 0.0
                 self._prev_stance = None
                 self._placed_yaw = 0.0
-                self._heading = self._turn_fix = 0.0
+                self._reset_heading()
                 out = self._stand(p)
                 self._remember(out.joints)
                 return out
