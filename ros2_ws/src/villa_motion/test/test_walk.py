@@ -241,7 +241,9 @@ def test_shipped_sets_differ_per_robot_type_where_the_run_challenge_fell():
     zero, two = load_parameter_sets(path), load_parameter_sets(path, robot_type=2)
     assert two["goToTarget"].max_step_x < zero["goToTarget"].max_step_x
     assert two["positioning"].max_step_x < zero["positioning"].max_step_x
-    assert two["sprint"] == two["goToTarget"] and two["kickApproach"] == zero["kickApproach"]
+    assert two["kickApproach"] == zero["kickApproach"]
+    one = load_parameter_sets(path, robot_type=1)                    # the learned sprint fell on every walk of type 1
+    assert one["sprint"] == one["goToTarget"] and zero["sprint"] != zero["goToTarget"]
 
 
 def test_balance_feedback_moves_only_the_stance_ankle_by_the_gains():
@@ -362,3 +364,11 @@ def test_a_base_file_is_layered_under_the_sets_and_robot_types_of_the_file(tmp_p
 def test_walk_sets_path_names_the_shipped_files():
     assert walk_sets_path("") == walk_sets_path("walk_params.yaml") == config_path("villa_motion", "walk_params.yaml")
     assert str(walk_sets_path("/some/where/w.yaml")) == "/some/where/w.yaml"
+
+
+def test_a_robot_types_entry_with_inherit_replaces_the_set_whole(tmp_path):
+    (tmp_path / "w.yaml").write_text("sets:\n  g: {max_step_x: 0.1}\n  s: {max_step_x: 0.14, phase_length: 0.18}\n"
+                                     "robot_types:\n  1: {g: {max_step_x: 0.09}, s: {inherit: g}}\n")
+    one, zero = load_parameter_sets(tmp_path / "w.yaml", robot_type=1), load_parameter_sets(tmp_path / "w.yaml")
+    assert one["s"] == one["g"] and one["s"].max_step_x == 0.09
+    assert zero["s"].max_step_x == 0.14 and zero["s"].phase_length == 0.18

@@ -18,7 +18,8 @@ Table 3 agents do):
       sprint: {inherit: goToTarget}                         # entries for them dropped
       positioning: {inherit: goToTarget}
 
-A robot type's fields replace the set's own before `inherit` is resolved, so a set inheriting from it inherits them
+A robot type's entry that names `inherit` replaces the set whole (`1: {sprint: {inherit: goToTarget}}`: that type's
+sprint is its goToTarget). A robot type's fields replace the set's own before `inherit` is resolved, so a set inheriting from it inherits them
 too unless it names the field itself (positioning's own max_step_x stays). An overlay ``walk_params.simspark.yaml``
 has the same form; its sets (then its robot type's) replace the fields they name (after inherit).
 A skill overlay ``skill_params.simspark.yaml`` replaces whole skills' variables.
@@ -87,7 +88,7 @@ def _type_layer(path: Path, data, robot_type: int, sets) -> dict[str, dict]:
     for name, values in layer.items():
         if name not in sets:
             raise ValueError(f"{path}: {ROBOT_TYPES_KEY}.{robot_type}.{name}: no such set")
-        unknown = set(values or {}) - FIELDS if isinstance(values, dict) else {"(not a mapping)"}
+        unknown = set(values or {}) - FIELDS - {"inherit"} if isinstance(values, dict) else {"(not a mapping)"}
         if unknown:
             raise ValueError(f"{path}: {ROBOT_TYPES_KEY}.{robot_type}.{name}: unknown parameters "
                              f"{', '.join(sorted(unknown))}")
@@ -133,7 +134,8 @@ def _load_sets(path: Path, robot_type: int = 0) -> dict[str, WalkParams]:
     for name, values in sets.items():
         if not isinstance(values, dict):
             raise ValueError(f"{path}: sets.{name}: expected a mapping of parameters")
-        values = {**values, **per_type.get(name, {})}
+        layer = per_type.get(name, {})
+        values = dict(layer) if "inherit" in layer else {**values, **layer}   # an inherit of its own: the set anew
         base = WalkParams()
         parent = values.pop("inherit", None)
         if parent is not None:
