@@ -19,9 +19,10 @@ Table 3 agents do):
       positioning: {inherit: goToTarget}
 
 A robot type's entry that names `inherit` replaces the set whole (`1: {sprint: {inherit: goToTarget}}`: that type's
-sprint is its goToTarget). A robot type's fields replace the set's own before `inherit` is resolved, so a set inheriting from it inherits them
-too unless it names the field itself (positioning's own max_step_x stays). An overlay ``walk_params.simspark.yaml``
-has the same form; its sets (then its robot type's) replace the fields they name (after inherit).
+sprint is its goToTarget). A robot type's fields replace the set's own before `inherit` is resolved, so a set
+inheriting from it inherits them too unless it names the field itself (positioning's own max_step_x stays). An
+overlay ``walk_params.simspark.yaml`` has the same form; its sets (then its robot type's) replace the fields they
+name (after inherit).
 A skill overlay ``skill_params.simspark.yaml`` replaces whole skills' variables.
 
 Skill variables may differ per robot type (a get-up learned on type 0 does not lift type 1's longer legs):

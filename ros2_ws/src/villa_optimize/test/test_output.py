@@ -59,7 +59,10 @@ def test_replacing_the_set_keeps_inheritance(tmp_path):
     o = _objective(tmp_path, set_name="goToTarget")
     path = o.write_best(np.full(12, 0.25), 1.0, {}, tmp_path)[0]
     sets = load_parameter_sets(path)
-    assert sets["sprint"] == sets["goToTarget"]                 # sprint inherits the learned goToTarget
+    shipped = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    assert sets["goToTarget"] != shipped["goToTarget"]
+    assert sets["sprint"] == shipped["sprint"]                  # sprint names every learned field: its own stay
+    assert sets["positioning"].z_torso == sets["goToTarget"].z_torso     # positioning inherits the learned goToTarget
     assert sets["positioning"].max_step_x == pytest.approx(0.12)
 
 
