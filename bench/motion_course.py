@@ -50,12 +50,14 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
 PARAMS = {"file": None, "set": "goToTarget"}
 
 
-def walk_engine(rt: int, sets=None, name: str | None = None) -> A.MotionArbiter:
-    """The game's motion arbiter with walk sets `sets` (default: PARAMS' file, villa_motion's walk_params.yaml) on set
-    `name` (PARAMS'), the head scanning as in a game."""
+def walk_engine(rt: int, sets=None, name: str | None = None, world: str = "inprocess") -> A.MotionArbiter:
+    """The game's motion arbiter with walk sets `sets` (default: PARAMS' file, villa_motion's walk_params.yaml, with
+    the overlays of `world`'s simulator, as a player there loads them) on set `name` (PARAMS'), the head scanning as
+    in a game."""
+    simulator = "simspark" if world == "simspark" else "rcssservermj"
     if sets is None:
-        sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"), robot_type=rt)
-    return A.MotionArbiter(replace(A.shipped_config(rt), walk_sets=sets, walk_set=name or PARAMS["set"]))
+        sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"), simulator, rt)
+    return A.MotionArbiter(replace(A.shipped_config(rt, simulator), walk_sets=sets, walk_set=name or PARAMS["set"]))
 
 
 def start_pose(x: float, seed: int) -> tuple[float, float, float]:
@@ -168,14 +170,14 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
     w = make_world(world, rt)
     try:
         for seed in range(runs):
-            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name), distance=10.0,
+            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name, world), distance=10.0,
                                    game_sets=game_sets))
             fwd_falls += r.fell_in is not None
             if r.speed is not None:
                 speeds.append(r.speed)
                 headings.append(math.degrees(r.heading))
             to_half.append(math.inf if r.to_half is None else r.to_half)
-            c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name), segments=COURSE,
+            c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name, world), segments=COURSE,
                                    game_sets=game_sets))
             course_falls.append(int(c.fell_in is not None))
             if c.fell_in:

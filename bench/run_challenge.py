@@ -114,7 +114,7 @@ def measure(world: str, robot_type: int, runs: int, time_limit: float, sets=None
     out = []
     try:
         for seed in range(runs):
-            engine = MC.walk_engine(robot_type, sets)
+            engine = MC.walk_engine(robot_type, sets, world=world)
             body = B.Body.from_walk_sets(engine.walk.sets, robot_type)
             x, y, th = MC.start_pose(START_X, seed)
             out.append(w.run_episode(Run((x, y, th), engine, body, time_limit)))

@@ -57,7 +57,8 @@ def measure(world: str, rt: int, seconds: float, runs: int, set_name: str, comma
     try:
         for cmd in commands:
             for run in range(runs):
-                ep = w.run_episode(Turn(MC.start_pose(0.0, run), MC.walk_engine(rt, name=set_name), cmd, seconds))
+                engine = MC.walk_engine(rt, name=set_name, world=world)
+                ep = w.run_episode(Turn(MC.start_pose(0.0, run), engine, cmd, seconds))
                 moved = math.dist(ep.path[0], ep.path[-1]) if len(ep.path) > 1 else 0.0
                 rows.append({"command": cmd, "run": run, "turned_deg": math.degrees(ep.turned()),
                              "rate": ep.turned() / seconds, "moved": moved, "fell": ep.fell_in,

@@ -109,7 +109,7 @@ def main() -> None:
     rows = []
     t0 = time.monotonic()
     game_sets = desc["task"] == "sprint"          # sprint is walked where the game walks it (its §10.3 rule)
-    start = MC.measure(rt, args.runs, load_parameter_sets(base), name, game_sets=game_sets)
+    start = MC.measure(rt, args.runs, load_parameter_sets(base, robot_type=rt), name, game_sets=game_sets)
     print(_row(f"start set {desc['start_set']}", None, start), flush=True)
     for g in gens:
         h = by_gen[g]

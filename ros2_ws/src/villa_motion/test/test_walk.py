@@ -372,3 +372,21 @@ def test_a_robot_types_entry_with_inherit_replaces_the_set_whole(tmp_path):
     one, zero = load_parameter_sets(tmp_path / "w.yaml", robot_type=1), load_parameter_sets(tmp_path / "w.yaml")
     assert one["s"] == one["g"] and one["s"].max_step_x == 0.09
     assert zero["s"].max_step_x == 0.14 and zero["s"].phase_length == 0.18
+
+
+def test_an_overlay_set_with_inherit_is_that_set_anew(tmp_path):
+    (tmp_path / "w.yaml").write_text("sets:\n  g: {max_step_x: 0.1}\n  s: {max_step_x: 0.14, phase_length: 0.18}\n")
+    (tmp_path / "w.simspark.yaml").write_text("sets:\n  g: {z_step: 0.03}\n  s: {inherit: g}\n")
+    ss, mj = load_parameter_sets(tmp_path / "w.yaml", "simspark"), load_parameter_sets(tmp_path / "w.yaml")
+    assert ss["s"] == ss["g"] and ss["g"].z_step == 0.03 and mj["s"].max_step_x == 0.14
+    (tmp_path / "w.simspark.yaml").write_text("sets:\n  s: {inherit: nothing}\n")
+    with pytest.raises(ValueError, match="no set 'nothing'"):
+        load_parameter_sets(tmp_path / "w.yaml", "simspark")
+
+
+def test_on_simspark_the_sprint_is_goToTarget():
+    """The sprint set learned in villa sim fell on SimSpark's course (walk_params.simspark.yaml)."""
+    path = config_path("villa_motion", "walk_params.yaml")
+    for rt in (0, 2):
+        ss, mj = load_parameter_sets(path, "simspark", rt), load_parameter_sets(path, "rcssservermj", rt)
+        assert ss["sprint"] == ss["goToTarget"] == mj["goToTarget"] and mj["sprint"] != mj["goToTarget"]

@@ -22,7 +22,7 @@ A robot type's entry that names `inherit` replaces the set whole (`1: {sprint: {
 sprint is its goToTarget). A robot type's fields replace the set's own before `inherit` is resolved, so a set
 inheriting from it inherits them too unless it names the field itself (positioning's own max_step_x stays). An
 overlay ``walk_params.simspark.yaml`` has the same form; its sets (then its robot type's) replace the fields they
-name (after inherit).
+name (after inherit), or, naming `inherit`, the set whole with that set of the overlaid result.
 A skill overlay ``skill_params.simspark.yaml`` replaces whole skills' variables.
 
 Skill variables may differ per robot type (a get-up learned on type 0 does not lift type 1's longer legs):
@@ -63,12 +63,16 @@ def load_parameter_sets(path: str | Path, simulator: str | None = None,
             raise ValueError(f"{overlay}: expected 'sets: {{name: {{parameter: value}}}}'")
         layers = list(sets.items()) + list(_type_layer(overlay, data, int(robot_type), out).items())
         for name, values in layers:
-            unknown = set(values or {}) - FIELDS
+            values = dict(values or {})
+            parent = values.pop("inherit", None)            # the set anew from another (after its overlay)
+            unknown = set(values) - FIELDS
             if unknown:
                 raise ValueError(f"{overlay}: sets.{name}: unknown parameters {', '.join(sorted(unknown))}")
-            base = out.get(name, WalkParams())
+            if parent is not None and parent not in out:
+                raise ValueError(f"{overlay}: sets.{name}.inherit: no set {parent!r}")
+            base = out[parent] if parent is not None else out.get(name, WalkParams())
             try:
-                fields_ = {**base.__dict__, **{k: float(v) for k, v in (values or {}).items()}}
+                fields_ = {**base.__dict__, **{k: float(v) for k, v in values.items()}}
                 out[name] = WalkParams(**fields_).validate()
             except (TypeError, ValueError) as e:
                 raise ValueError(f"{overlay}: sets.{name}: {e}") from None
