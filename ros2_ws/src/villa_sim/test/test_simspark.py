@@ -54,7 +54,7 @@ class SynAgent:
 def server():
     with SimSparkServer() as srv:
         yield srv
-    assert not srv.alive()
+    assert not srv.alive() and not srv.dir.exists()        # its temporary directory went with it
 
 
 def test_server_runs_headless_on_its_own_ports_and_stops(server):

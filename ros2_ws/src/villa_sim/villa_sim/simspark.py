@@ -118,6 +118,7 @@ class SimSparkServer:
         self.agent_port = agent_port or ports[0]
         self.monitor_port = monitor_port or ports[1]
         self.sync, self.realtime = sync, realtime
+        self._own_dir = directory is None                 # a temporary directory, removed by a clean stop()
         self.dir = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="villa-simspark-"))
         self.log_path = self.dir / "server.log"
         self._write_config()
@@ -138,7 +139,7 @@ class SimSparkServer:
                 raise SimSparkError(f"rcssserver3d exited with {self.proc.returncode} at start; log {self.log_path}:"
                                     f"\n{self.log()}")
             if time.monotonic() > deadline:
-                self.stop()
+                self.stop(keep_files=True)
                 raise SimSparkError(f"rcssserver3d did not listen on {self.agent_port} within {start_timeout:.0f} s; "
                                     f"log {self.log_path}")
             time.sleep(0.1)
@@ -170,9 +171,12 @@ class SimSparkServer:
         except OSError:
             return ""
 
-    def stop(self, timeout: float = 10.0) -> int | None:
-        """SIGINT (the server's clean exit), SIGKILL if it hangs (it can, inside ODE)."""
-        if self.proc.poll() is None:
+    def stop(self, timeout: float = 10.0, keep_files: bool = False) -> int | None:
+        """SIGINT (the server's clean exit), SIGKILL if it hangs (it can, inside ODE). The temporary directory (its
+        configuration and server.log) is removed unless the server had already exited on its own (a crash: its log
+        is kept for a look) or `keep_files`."""
+        crashed = self.proc.poll() is not None
+        if not crashed:
             try:
                 os.killpg(self.proc.pid, signal.SIGINT)
                 self.proc.wait(timeout=timeout)
@@ -183,6 +187,8 @@ class SimSparkServer:
                 pass
         if not self._log.closed:
             self._log.close()
+        if self._own_dir and not crashed and not keep_files:
+            shutil.rmtree(self.dir, ignore_errors=True)
         return self.proc.returncode
 
     def __enter__(self) -> SimSparkServer:
