@@ -18,8 +18,7 @@ import argparse
 
 import numpy as np
 
-from villa_motion.params import load_parameter_sets
-from villa_nao.params import config_path
+from villa_motion.params import load_parameter_sets, walk_sets_path
 from villa_optimize import tasks as T
 from villa_optimize.worlds import make_world
 
@@ -28,7 +27,7 @@ def measure(world: str, runs: int, rt: int, task_name: str = "driveBallToGoal",
             params=None, verbose: bool = True) -> list[tuple[float, bool]]:
     """(ball progress m, fell) per trial; `params`: a walk parameter file, or the sets themselves (None: shipped)."""
     if params is None or not isinstance(params, dict):
-        params = load_parameter_sets(params or config_path("villa_motion", "walk_params.yaml"), robot_type=rt)
+        params = load_parameter_sets(walk_sets_path(params or ""), robot_type=rt)
     task = T.get_task(task_name)
     w = make_world(world, rt)
     out = []

@@ -25,10 +25,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from villa_motion import arbiter as A
-from villa_motion.params import load_parameter_sets
-from villa_nao.params import config_path
+from villa_motion.params import load_parameter_sets, walk_sets_path
 from villa_optimize.tasks import motion_cycle, start_jitter
 from villa_optimize.worlds import make_world
+from villa_strategy import behaviours as B
 
 COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = stop)
     ("long forward", 6.0, lambda t: (1, 0, 0)),
@@ -56,7 +56,7 @@ def walk_engine(rt: int, sets=None, name: str | None = None, world: str = "inpro
     in a game."""
     simulator = "simspark" if world == "simspark" else "rcssservermj"
     if sets is None:
-        sets = load_parameter_sets(PARAMS["file"] or config_path("villa_motion", "walk_params.yaml"), simulator, rt)
+        sets = load_parameter_sets(walk_sets_path(PARAMS["file"] or ""), simulator, rt)
     return A.MotionArbiter(replace(A.shipped_config(rt, simulator), walk_sets=sets, walk_set=name or PARAMS["set"]))
 
 
@@ -136,8 +136,9 @@ class Walk:
         the engine's set ("")."""
         if not self.game_sets:
             return ""
-        straight = c[0] > 0 and abs(math.atan2(c[1], c[0])) < math.radians(15) and abs(c[2]) <= 0.1
-        return "sprint" if straight else "goToTarget"
+        if c[0] > 0 and abs(c[2]) <= 0.1:
+            return B.walk_set(math.atan2(c[1], c[0]), math.inf)
+        return "goToTarget"
 
     def _accelerating(self, t: float, o) -> None:
         if self.to_half is not None or self.distance is None:

@@ -366,6 +366,7 @@ def test_a_base_file_is_layered_under_the_sets_and_robot_types_of_the_file(tmp_p
 def test_walk_sets_path_names_the_shipped_files():
     assert walk_sets_path("") == walk_sets_path("walk_params.yaml") == config_path("villa_motion", "walk_params.yaml")
     assert str(walk_sets_path("/some/where/w.yaml")) == "/some/where/w.yaml"
+    assert str(walk_sets_path("no_such_walk_file.yaml")) == "no_such_walk_file.yaml"   # the read then names it
 
 
 def test_a_robot_types_entry_with_inherit_replaces_the_set_whole(tmp_path):

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from villa_motion.walk import WalkParams
 from villa_nao.joints import is_robot_type
-from villa_nao.params import overlay_path, read_yaml
+from villa_nao.params import PackageDataError, config_path, overlay_path, read_yaml
 
 FIELDS = {f.name for f in fields(WalkParams)}
 ROBOT_TYPES_KEY = "robot_types"
@@ -102,14 +102,16 @@ def _type_layer(path: Path, data, robot_type: int, sets) -> dict[str, dict]:
 
 def walk_sets_path(value: str) -> Path:
     """The walk parameter file a node parameter names: "" = villa_motion's config/walk_params.yaml; a bare file name
-    that is not a file here = that file in villa_motion's config directory; anything else as given."""
-    from villa_nao.params import config_path
-
+    that is not a file here = that file in villa_motion's config directory (if it is there); anything else as
+    given."""
     if not value:
         return Path(config_path("villa_motion", "walk_params.yaml"))
     p = Path(value)
     if p.name == value and not p.exists():
-        return Path(config_path("villa_motion", value))
+        try:
+            return Path(config_path("villa_motion", value))
+        except PackageDataError:
+            pass                        # in neither place: the caller's read says which file is missing
     return p
 
 
