@@ -280,3 +280,30 @@ def test_a_way_that_does_not_come_nearer_the_ball_does_not_cross_it():
     assert KK.ball_in_path(me, np.array([0.3, 0.0]), ball, radius=0.25)            # through it
     assert KK.ball_in_path(np.array([-0.6, 0.1]), np.array([0.6, 0.1]), ball)      # past it within 0.15 m
     assert not KK.ball_in_path(np.array([-0.6, 0.3]), np.array([0.6, 0.3]), ball)  # past it 0.3 m away
+
+
+def test_kicks_in_play_per_set_and_world(tmp_path):
+    """load_in_play: the overlay's list for a set wins over the file's, a set without one has its inherit set's,
+    no list at all is None (every kick); an unknown kick or a malformed section is an error naming the file."""
+    base = tmp_path / "kick_params.yaml"
+    base.write_text("sets:\n  tuned: {}\n  long: {inherit: tuned}\n  other: {}\nin_play:\n  tuned: [forward, in45]\n")
+    (tmp_path / "kick_params.simspark.yaml").write_text("in_play:\n  tuned: [forward, in90]\n")
+    load = functools.partial(KK.load_in_play, params_path=base)
+    assert load("tuned") == {"forward", "in45"}
+    assert load("long") == {"forward", "in45"}                                 # inherited
+    assert load("tuned", simulator="simspark") == {"forward", "in90"}
+    assert load("long", simulator="simspark") == {"forward", "in90"}
+    assert load("other") is None and load("other", simulator="simspark") is None
+    base.write_text("sets:\n  tuned: {}\nin_play:\n  tuned: [forward, volley]\n")
+    with pytest.raises(KK.KickError, match="no kick volley"):
+        load("tuned")
+    base.write_text("sets:\n  tuned: {}\nin_play: [forward]\n")
+    with pytest.raises(KK.KickError, match="in_play: expected"):
+        load("tuned")
+
+
+def test_shipped_kicks_in_play_leave_out_the_kicks_that_fall():
+    """villa sim keeps forward and in45 in play (the others fell or were refused in bench/kick_bench.py), SimSpark
+    forward and in90; the kick-off's forward kick is in play everywhere."""
+    assert KK.load_in_play("tuned") == {"forward", "in45"}
+    assert KK.load_in_play("tuned", simulator="simspark") == {"forward", "in90"}

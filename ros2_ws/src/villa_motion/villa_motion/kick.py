@@ -28,7 +28,8 @@ Public API (what the optimizer and the motion node use):
 
 - ``load_kicks(directory) -> dict[str, KickDef]``: every ``*.kick`` file, as ``<name>_L`` / ``<name>_R``;
   ``load_kick_set(set_name, simulator=, robot_type=)``: this package's kicks with a named parameter set applied,
-  per simulator and robot type (what node and strategy use).
+  per simulator and robot type (what node and strategy use); ``load_in_play(set_name, simulator=)``: the kicks the
+  strategy may choose in play in that world.
 - ``parameter_vector(kick) -> list[Param]`` (name, value, lo, hi) of one kick definition; ``with_parameters(kick,
   {name: value})`` builds the kick from a parameter dict (unknown names raise); ``load_kick_parameters(path, set)``
   reads a named YAML parameter set ``{kick name: {parameter: value}}`` (``config/kick_params.yaml``, like
@@ -278,6 +279,46 @@ def _type_values(data, path: str | Path, set_name: str, robot_type: int) -> dict
         return {str(k): {str(n): float(x) for n, x in v.items()} for k, v in kicks.items()}
     except (TypeError, ValueError) as e:
         raise KickError(f"{where}.{set_name}.{robot_type}: every value must be a number: {e}") from None
+
+
+IN_PLAY_KEY = "in_play"
+
+
+def load_in_play(set_name: str = "tuned", params_path: str | Path | None = None,
+                 simulator: str | None = None) -> frozenset[str] | None:
+    """The kicks (base names) the strategy may choose in play with parameter set `set_name` in `simulator`'s world:
+    ``in_play: {set: [kick, ...]}`` of `simulator`'s overlay of the kick parameter file where it names the set, else
+    of the file itself (default ``config/kick_params.yaml``); a set without a list has its ``inherit`` set's. None:
+    no list, every kick is in play. Where a kick falls or barely moves the ball from standing in a world
+    (bench/kick_bench.py), its set leaves it out there."""
+    if params_path is None:
+        params_path = config_path("villa_motion", "kick_params.yaml")
+    base = read_yaml(params_path, "the kick parameter sets", KickError) or {}
+    sets = base.get("sets") if isinstance(base, dict) else None
+    files = [(p, read_yaml(p, "the kick parameter overlay", KickError) or {})
+             for p in (overlay_path(params_path, simulator),) if p is not None] + [(Path(params_path), base)]
+    found, name, seen = None, set_name, set()
+    while found is None and name is not None and name not in seen:
+        seen.add(name)
+        for path, data in files:
+            section = data.get(IN_PLAY_KEY) if isinstance(data, dict) else None
+            if section is None:
+                continue
+            if not isinstance(section, dict) or not all(isinstance(v, list) for v in section.values()):
+                raise KickError(f"{path}: {IN_PLAY_KEY}: expected {{set: [kick name, ...]}}")
+            if name in section:
+                found = (path, name, section[name])
+                break
+        name = ((sets or {}).get(name) or {}).get("inherit") if isinstance(sets, dict) else None
+    if found is None:
+        return None
+    path, set_name, names = found
+    known = {k.base for k in load_kicks(default_kicks_dir()).values()}
+    unknown = sorted(set(map(str, names)) - known)
+    if unknown:
+        raise KickError(f"{path}: {IN_PLAY_KEY}.{set_name}: no kick {', '.join(unknown)} "
+                        f"(have {', '.join(sorted(known))})")
+    return frozenset(map(str, names))
 
 
 def default_kicks_dir() -> Path:

@@ -43,15 +43,48 @@ def test_kick_when_an_opponent_approaches_and_dribble_otherwise():
 
 
 def test_kick_choice_follows_the_cost_for_a_ball_to_the_side():
-    p = _player()
+    p = _player(simulator="simspark")                 # SimSpark keeps in90 in play, a kick 90 degrees inward
     # the goal is straight ahead of the ball; we stand to the ball's right, facing +y (90 degrees turned): a kick
     # whose direction is -90 degrees in the robot frame needs no turn, and wins on the §13.1.1 cost
     ball = (5.0, 0.0)
     opp = [(7.5, 0.2)]
-    kick, at, face, cost = KK.choose_kick(p.kicks, (5.0, -0.3), math.pi / 2, ball, math.atan2(-ball[1], 15 - ball[0]))
-    assert kick.direction == pytest.approx(-math.pi / 2, abs=1e-6)
+    kick, at, face, cost = KK.choose_kick(p.play_kicks, (5.0, -0.3), math.pi / 2, ball,
+                                          math.atan2(-ball[1], 15 - ball[0]))
+    assert kick.direction == pytest.approx(-math.pi / 2, abs=1e-6) and kick.base == "in90"
     d = p.decide(_view((5.0, -0.3, math.pi / 2), ball, opp), D.PLAY_ON, 1.0, True)
     assert d.target == pytest.approx(tuple(at))
+
+
+@pytest.mark.parametrize("simulator", ["", "simspark"])
+def test_play_chooses_only_the_kicks_in_play_and_the_kickoff_its_own(simulator):
+    """The kick data's in_play list per world (villa_motion.kick.load_in_play): kicks that fell from standing are
+    never chosen in play; the §11.2.1 kick-off kick comes from every kick; excluded_kicks removes more."""
+    p = _player(simulator=simulator)
+    in_play = KK.load_in_play("tuned", simulator=simulator or None)
+    assert {k.base for k in p.play_kicks} == in_play
+    assert {k.base for k in p.kicks.values()} > in_play                       # the others stay loaded
+    assert {k.base for k in p._kickoff_kick()[1]} == {"forward"}
+    q = _player(simulator=simulator, excluded_kicks=("forward",))
+    assert {k.base for k in q.play_kicks} == in_play - {"forward"}
+    # a ball to our right with an opponent ahead: the decision approaches an in-play kick's stand-at point
+    ball, opp = (5.0, 0.0), [(7.5, 0.2)]
+    d = p.decide(_view((5.0, -0.3, math.pi / 2), ball, opp), D.PLAY_ON, 1.0, True)
+    assert p._kick_name is not None and p._kick_name.rsplit("_", 1)[0] in in_play and d.skill is None
+
+
+def test_a_shot_on_goal_is_aborted_while_an_opponent_is_within_1_m_of_the_ball():
+    """Near their goal the on-ball player shoots (shot_on_goal), but §12.7's abort holds: with an opponent within
+    1 m of the ball it dribbles (a shot lined up beside a defender took 7 s and fell in a traced game)."""
+    ball = (11.0, 0.5)
+    assert D.shot_on_goal(ball)
+    keeper = (14.5, 0.0)
+    p = _player()
+    p.decide(_view((10.3, 0.5, 0.0), ball, [keeper]), D.PLAY_ON, 1.0, True)
+    assert p._kick_name is not None                                  # lining up the shot
+    d = p.decide(_view((10.3, 0.5, 0.0), ball, [keeper, (11.6, 0.9)]), D.PLAY_ON, 1.2, True)
+    assert p._kick_name is None and d.skill is None and d.walk is not None   # dribbling
+    p.decide(_view((10.3, 0.5, 0.0), ball, [keeper, (12.5, 2.0)]), D.PLAY_ON, 1.4, True)
+    assert p._kick_name is not None                                  # clear again: the shot
 
 
 def test_gives_up_lining_up_after_15_s():

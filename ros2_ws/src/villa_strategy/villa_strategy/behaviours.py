@@ -395,6 +395,13 @@ KICK_LINING_LIMIT = 15.0    # s of lining up a kick before the agent dribbles in
 
 
 KICK_RULES = ("opponent", "free")
+KICK_ABORT_DISTANCE = 1.0   # m: an opponent this near the ball aborts a kick (§12.7: no time to kick before it arrives)
+
+
+def ball_contested(ball, opponents=(), distance: float = KICK_ABORT_DISTANCE) -> bool:
+    """§12.7: an opponent within `distance` m of the ball (then dribble, do not kick)."""
+    ball = np.asarray(ball, float)[:2]
+    return any(float(np.linalg.norm(np.asarray(o, float)[:2] - ball)) < distance for o in opponents)
 
 
 def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0, rule: str = "opponent") -> bool:
@@ -405,14 +412,12 @@ def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0
     if rule not in KICK_RULES:
         raise ValueError(f"kick rule must be one of {', '.join(KICK_RULES)}, got {rule!r}")
     ball = np.asarray(ball, float)[:2]
-    if lining_up_for > KICK_LINING_LIMIT:
+    if lining_up_for > KICK_LINING_LIMIT or ball_contested(ball, opponents):
         return False
     close = rule == "free"
     for o in opponents:
         v = np.asarray(o, float)[:2] - ball
         d = float(np.linalg.norm(v))
-        if d < 1.0:
-            return False
         if d < 3.5 and abs(wrap(math.atan2(v[1], v[0]) - desired_dir)) < math.radians(45):
             close = True
     return close

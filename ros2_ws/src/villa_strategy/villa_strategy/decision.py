@@ -84,7 +84,7 @@ class StrategyParams:
     simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
     kickoff_settle: float = 1.5       # s after its beam the kick-off taker stands still before it looks at the ball
-    excluded_kicks: tuple[str, ...] = ("out90",)   # unreliable in bench/kick_bench.py (refusals, falls, +-17° spread)
+    excluded_kicks: tuple[str, ...] = ()   # kicks never chosen (besides those the kick data leaves out of play)
     kick_tolerance: float = 0.08      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
     kick_turn_tolerance: float = 0.12  # rad (behaviours.kick_approach; villa_optimize's §13.2 task uses the same)
     kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
@@ -122,6 +122,10 @@ class TeamPlayer:
         kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator or None,
                                  robot_type=self.body.robot_type) if params.kicks else {}
         self.kicks = {n: k for n, k in kicks.items() if k.base not in params.excluded_kicks}
+        # the kicks chosen in play (§12.7, shots, corners, penalties): those the kick data keeps in play in this world;
+        # the kick-off kick is chosen from every kick (§11.2.1, kickoff_kick)
+        in_play = KK.load_in_play(params.kick_parameter_set, simulator=params.simulator or None) if kicks else None
+        self.play_kicks = [k for k in self.kicks.values() if in_play is None or k.base in in_play]
         self.rng = np.random.default_rng(params.seed)
         self.kicker = B.KickBehaviour(self.kicks, self.body, near=params.kick_tolerance,
                                       turn_tolerance=params.kick_turn_tolerance, hysteresis=params.kick_hysteresis)
@@ -328,7 +332,7 @@ class TeamPlayer:
         shot_over = self._penalty_shot is not None and game_time - self._penalty_shot > PENALTY_SHOT_FOLLOW
         if plan == "shoot" and self.kicks and not shot_over:
             keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
-            step = self.kicker.execute(me, theta, ball, penalty.striker_shot(ball, keeper))
+            step = self.kicker.execute(me, theta, ball, penalty.striker_shot(ball, keeper), self.play_kicks)
             if step.skill is not None and self._penalty_shot is None:
                 self._penalty_shot = game_time
             return Decision(role, tuple(step.target), walk=step.walk, skill=step.skill,
@@ -374,7 +378,8 @@ class TeamPlayer:
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
         """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
         up), the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random), our §11.2.3 corner kick
-        (over their end line, away from the goal) and a shot on goal near it (shot_on_goal). The kick is chosen by
+        (over their end line, away from the goal) and a shot on goal near it (shot_on_goal, also aborted by an
+        opponent within 1 m). Besides the kick-off, the kick is one the kick data keeps in play (play_kicks), chosen by
         the §13.1.1 cost and approached; once at its stand-at point, and the IK reaches the curve (§13.1.1), the
         motion skill kick_<name> is requested. None: dribble instead (§12.4-12.6)."""
         if not self.kicks:
@@ -387,7 +392,7 @@ class TeamPlayer:
             # §11.2.3: our corner kick goes over their end line, away from the goal (a goal kick for them, with our
             # others already in the offensive goal-kick formation)
             out = set_plays.corner_kick_out_target(ball)
-            direction, pool = math.atan2(out[1] - ball[1], out[0] - ball[0]), list(self.kicks.values())
+            direction, pool = math.atan2(out[1] - ball[1], out[0] - ball[0]), self.play_kicks
         elif kickoff:
             if w.since_beam < self.p.kickoff_settle:
                 # a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the ball it
@@ -400,8 +405,14 @@ class TeamPlayer:
             # beside their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
             if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
                 return None
+            if B.ball_contested(ball, w.opponents):
+                # §12.7's abort holds for a shot too: lining up beside a defender at the ball took 7 s and the kick
+                # fell (game_trace, issue 19); dribble and shoot once it is clear
+                self._kick_since = None
+                self.kicker.reset()
+                return None
             keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
-            direction, pool = penalty.striker_shot(ball, keeper), list(self.kicks.values())
+            direction, pool = penalty.striker_shot(ball, keeper), self.play_kicks
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
             if not B.want_kick(ball, goal_dir, w.opponents, rule=self.p.kick_when):
@@ -410,7 +421,7 @@ class TeamPlayer:
                 return None
             if not B.want_kick(ball, goal_dir, w.opponents, lining, rule=self.p.kick_when):
                 return None                                     # 15 s of lining up: dribble (§12.7)
-            direction, pool = goal_dir, list(self.kicks.values())
+            direction, pool = goal_dir, self.play_kicks
         if self._kick_since is None:
             self._kick_since = game_time
         step = self.kicker.execute(me, theta, ball, direction, pool)
