@@ -290,3 +290,16 @@ def test_a_supporter_walks_around_the_ball_to_its_spot_behind_it():
     heading = math.pi + math.atan2(d.walk.y, d.walk.x)                               # field frame (facing -x)
     straight = math.atan2(d.target[1] - 1.0, d.target[0] - 2.0)
     assert abs(math.remainder(heading - straight, 2 * math.pi)) > math.radians(45)   # not at the ball: around it
+
+
+def test_with_no_kick_in_play_the_on_ball_player_dribbles_and_still_kicks_off(tmp_path, monkeypatch):
+    """An empty in_play list: §12.7, shots and corners dribble instead (no kick chosen from an empty pool); the
+    kick-off kick stays."""
+    monkeypatch.setattr(KK, "load_in_play", lambda *a, **k: frozenset())
+    p = _player()
+    assert p.play_kicks == [] and p.kicks
+    d = p.decide(_view((-1.0, 0.0, 0.0), (0.0, 0.0), [(2.5, 0.3)]), D.PLAY_ON, 1.0, True)    # §12.7 would kick
+    assert d.skill is None and d.walk is not None and p._kick_name is None
+    d = p.decide(_view((10.3, 0.5, 0.0), (11.0, 0.5), [(14.5, 0.0)]), D.PLAY_ON, 2.0, True)  # a shot would follow
+    assert d.skill is None and d.walk is not None and p._kick_name is None
+    assert {k.base for k in p._kickoff_kick()[1]} == {"forward"}

@@ -330,7 +330,7 @@ class TeamPlayer:
                             method="penalty")
         plan = penalty.striker_plan(ball, game_time - self._penalty_start)
         shot_over = self._penalty_shot is not None and game_time - self._penalty_shot > PENALTY_SHOT_FOLLOW
-        if plan == "shoot" and self.kicks and not shot_over:
+        if plan == "shoot" and self.play_kicks and not shot_over:
             keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
             step = self.kicker.execute(me, theta, ball, penalty.striker_shot(ball, keeper), self.play_kicks)
             if step.skill is not None and self._penalty_shot is None:
@@ -422,6 +422,8 @@ class TeamPlayer:
             if not B.want_kick(ball, goal_dir, w.opponents, lining, rule=self.p.kick_when):
                 return None                                     # 15 s of lining up: dribble (§12.7)
             direction, pool = goal_dir, self.play_kicks
+        if not pool:
+            return None                                         # no kick in play here: dribble
         if self._kick_since is None:
             self._kick_since = game_time
         step = self.kicker.execute(me, theta, ball, direction, pool)
