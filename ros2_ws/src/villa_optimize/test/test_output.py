@@ -63,7 +63,8 @@ def test_replacing_the_set_keeps_inheritance(tmp_path):
     assert sets["goToTarget"] != shipped["goToTarget"]
     assert sets["sprint"] == shipped["sprint"]                  # sprint names every learned field: its own stay
     assert sets["positioning"].z_torso == sets["goToTarget"].z_torso     # positioning inherits the learned goToTarget
-    assert sets["positioning"].max_step_x == pytest.approx(0.12)
+    assert sets["positioning"].z_torso != shipped["positioning"].z_torso  # ... its stand ...
+    assert sets["positioning"].max_step_x == pytest.approx(shipped["positioning"].max_step_x)   # ... and keeps its own
 
 
 def test_the_robot_types_layers_are_kept(tmp_path):
