@@ -95,7 +95,8 @@ def main() -> None:
         h = by_gen[int(gen)]
         x = h["x_generation_best"] if which == "best" else h["x_mean"]
         write_parameter_set(out, base, name, objective.parameter_sets(x)[name],
-                            f"walk set {name!r}: generation {gen}'s {which} of the villa optimize run {args.run}")
+                            f"walk set {name!r}: generation {gen}'s {which} of the villa optimize run {args.run}",
+                            robot_type=rt)
         print(f"wrote {out}: set {name!r} (generation {gen}, {which})")
         return
 

@@ -126,3 +126,22 @@ def test_trials_must_be_positive(tmp_path):
         WalkObjective("goToTarget", Space.from_yaml(config_path("villa_optimize", "walk_space.yaml")),
                       Path(config_path("villa_motion", "walk_params.yaml")), "goToTarget", "x", tmp_path / "w.yaml",
                       backend="inprocess", trials=0)
+
+
+@pytest.mark.parametrize("robot_type", [1, 2])
+def test_a_set_learned_for_a_robot_type_is_written_under_that_type(tmp_path, robot_type):
+    """A run for robot type T learns T's whole set (the candidate replaces the type's set in training): the file puts
+    it under robot_types.T, so T loads exactly what was learned (type 2's own 0.10 m positioning step no longer layers
+    over it) and every other type keeps its set."""
+    space = Space.from_yaml(config_path("villa_optimize", "positioning_space.yaml"))
+    shipped = Path(config_path("villa_motion", "walk_params.yaml"))
+    o = WalkObjective("positioning", space, shipped, "positioning", "positioning", tmp_path / "walk.yaml",
+                      backend="inprocess", robot_type=robot_type)
+    x = np.full(len(space.names), 0.8)
+    path = o.write_best(x, 1.0, {}, tmp_path)[0]
+    learned = o.parameter_sets(x)["positioning"]
+    loaded = load_parameter_sets(path, robot_type=robot_type)["positioning"].__dict__
+    assert loaded == pytest.approx(learned.__dict__, abs=1e-5)            # written to 5 decimals
+    assert loaded["max_step_x"] != pytest.approx(0.10)
+    for rt in set(range(5)) - {robot_type}:
+        assert load_parameter_sets(path, robot_type=rt) == load_parameter_sets(shipped, robot_type=rt)

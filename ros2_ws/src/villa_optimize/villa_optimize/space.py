@@ -72,21 +72,29 @@ def write_text_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def write_parameter_set(out: str | Path, base_file: str | Path, set_name: str, params, header: str = "") -> Path:
+def write_parameter_set(out: str | Path, base_file: str | Path, set_name: str, params, header: str = "",
+                        robot_type: int | None = None) -> Path:
     """Write `out`: every set of `base_file` as written there (`inherit` kept) plus `set_name` = `params` (a
     villa_motion WalkParams; fields at their defaults are left out), replacing a set of that name, and the base
-    file's per-robot-type layers (`robot_types`) as they are. The file loads with
-    villa_motion.params.load_parameter_sets and can be given to the motion node as `walk_parameter_sets`."""
-    from villa_motion.params import load_parameter_sets
+    file's per-robot-type layers (`robot_types`) as they are. `params` learned for `robot_type` 1..4 (or for 0 where
+    the file layers that set for type 0) go under that type's layer instead, with every field, so that the type loads
+    exactly them and the other types keep theirs. The file loads with villa_motion.params.load_parameter_sets and can
+    be given to the motion node as `walk_parameter_sets`."""
+    from villa_motion.params import ROBOT_TYPES_KEY, load_parameter_sets
 
     base_file, out = Path(base_file), Path(out)
     data = yaml.safe_load(base_file.read_text())
     defaults = type(params)()
-    values = {k: round(float(v), 5) for k, v in params.__dict__.items() if v != getattr(defaults, k)}
-    sets = dict(data["sets"])
-    sets[set_name] = values
+    layers = {int(k): dict(v or {}) for k, v in (data.get(ROBOT_TYPES_KEY) or {}).items()}
+    if robot_type is not None and (robot_type != 0 or set_name in layers.get(0, {})) and set_name in data["sets"]:
+        layers.setdefault(int(robot_type), {})[set_name] = {k: round(float(v), 5) for k, v in params.__dict__.items()}
+        data = {**data, ROBOT_TYPES_KEY: dict(sorted(layers.items()))}
+    else:
+        sets = dict(data["sets"])
+        sets[set_name] = {k: round(float(v), 5) for k, v in params.__dict__.items() if v != getattr(defaults, k)}
+        data = {**data, "sets": sets}
     text = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
-    body = yaml.safe_dump({**data, "sets": sets}, sort_keys=False, default_flow_style=None, width=118)
+    body = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=118)
     write_text_atomic(out, text + body)
     load_parameter_sets(out)          # what we write must load
     return out

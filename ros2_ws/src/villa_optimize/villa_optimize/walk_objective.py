@@ -83,7 +83,8 @@ class WalkObjective:
                   f"(CMA-ES, UT Austin Villa 2011 report §10.3)\nfitness {fitness:.4f}; the other sets are "
                   f"{self.base_file.name}'s. Load: motion.yaml walk_parameter_sets: <this file>")
         learned = replace(self.start_params(), **values)
-        yml = write_parameter_set(self.params_out, self.base_file, self.set_name, learned, header)
+        yml = write_parameter_set(self.params_out, self.base_file, self.set_name, learned, header,
+                                  robot_type=self.robot_type)
         js = Path(out_dir) / "best.json"
         js.write_text(json.dumps({"fitness": fitness, "set_name": self.set_name, "parameters": values,
                                   "normalized": [float(v) for v in x], "episode": info}, indent=1))
