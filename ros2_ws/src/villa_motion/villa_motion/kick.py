@@ -295,21 +295,19 @@ def load_in_play(set_name: str = "tuned", params_path: str | Path | None = None,
         params_path = config_path("villa_motion", "kick_params.yaml")
     base = read_yaml(params_path, "the kick parameter sets", KickError) or {}
     sets = base.get("sets") if isinstance(base, dict) else None
+    if not isinstance(sets, dict):
+        raise KickError(f"{params_path}: expected 'sets: {{name: {{kick: {{parameter: value}}}}}}'")
     files = [(p, read_yaml(p, "the kick parameter overlay", KickError) or {})
              for p in (overlay_path(params_path, simulator),) if p is not None] + [(Path(params_path), base)]
-    found, name, seen = None, set_name, set()
-    while found is None and name is not None and name not in seen:
-        seen.add(name)
-        for path, data in files:
-            section = data.get(IN_PLAY_KEY) if isinstance(data, dict) else None
-            if section is None:
-                continue
-            if not isinstance(section, dict) or not all(isinstance(v, list) for v in section.values()):
-                raise KickError(f"{path}: {IN_PLAY_KEY}: expected {{set: [kick name, ...]}}")
-            if name in section:
-                found = (path, name, section[name])
-                break
-        name = ((sets or {}).get(name) or {}).get("inherit") if isinstance(sets, dict) else None
+    sections = []
+    for path, data in files:
+        section = data.get(IN_PLAY_KEY) if isinstance(data, dict) else None
+        if section is not None and (not isinstance(section, dict)
+                                    or not all(isinstance(v, list) for v in section.values())):
+            raise KickError(f"{path}: {IN_PLAY_KEY}: expected {{set: [kick name, ...]}}")
+        sections.append((path, section or {}))
+    found = next(((path, name, section[name]) for name in _set_chain(sets, Path(params_path), set_name)
+                  for path, section in sections if name in section), None)
     if found is None:
         return None
     path, set_name, names = found
@@ -383,11 +381,8 @@ def load_kick_parameters(path: str | Path, set_name: str) -> dict[str, dict[str,
     return _set_values(read_yaml(path, "the kick parameter sets", KickError), path, set_name)
 
 
-def _set_values(data, path: Path, set_name: str) -> dict[str, dict[str, float]]:
-    """load_kick_parameters on a file's contents `data` (read from `path`)."""
-    sets = (data or {}).get("sets") if isinstance(data, dict) else None
-    if not isinstance(sets, dict):
-        raise KickError(f"{path}: expected 'sets: {{name: {{kick: {{parameter: value}}}}}}'")
+def _set_chain(sets: dict, path: Path, set_name: str) -> list[str]:
+    """`set_name` and the sets it inherits from, nearest first (a file's ``sets``, read from `path`)."""
     if set_name not in sets:
         raise KickError(f"{path}: no kick parameter set {set_name!r} (have {', '.join(map(str, sets))})")
     chain, name = [], set_name
@@ -401,6 +396,15 @@ def _set_values(data, path: Path, set_name: str) -> dict[str, dict[str, float]]:
             raise KickError(f"{path}: sets.{name}: expected a mapping of kicks")
         chain.append(name)
         name = body.get("inherit")
+    return chain
+
+
+def _set_values(data, path: Path, set_name: str) -> dict[str, dict[str, float]]:
+    """load_kick_parameters on a file's contents `data` (read from `path`)."""
+    sets = (data or {}).get("sets") if isinstance(data, dict) else None
+    if not isinstance(sets, dict):
+        raise KickError(f"{path}: expected 'sets: {{name: {{kick: {{parameter: value}}}}}}'")
+    chain = _set_chain(sets, path, set_name)
     out: dict[str, dict[str, float]] = {}
     for name in reversed(chain):
         for kick, params in (sets[name] or {}).items():
