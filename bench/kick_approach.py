@@ -56,6 +56,9 @@ def main() -> None:
     ap.add_argument("--robot-type", type=int, default=0)
     ap.add_argument("--walk-params", default=None,
                     help="walk parameter sets the approach walks (default villa_motion's walk_params.yaml)")
+    ap.add_argument("--spread", type=float, default=0.0,
+                    help="rad either side of the target's direction the kick may go (the game's kick_spread; "
+                         "default 0: exactly at the target, as the §13.2 task)")
     a = ap.parse_args()
     kicks = load_kicks(a.set, a.params, a.robot_type)
     names = a.kicks.split(",") if a.kicks else sorted(k for k in kicks if k.endswith("_L"))
@@ -65,13 +68,14 @@ def main() -> None:
     walk_sets = load_parameter_sets(a.walk_params or config_path("villa_motion", "walk_params.yaml"),
                                     robot_type=a.robot_type)
     print(f"kick set {a.set}{' of ' + a.params if a.params else ''}, {a.attempts} approaches per kick "
-          f"(half circle 1 m around the ball), robot type {a.robot_type}")
+          f"(half circle 1 m around the ball), robot type {a.robot_type}, "
+          f"window +-{math.degrees(a.spread):.0f} deg")
     print(f"{'kick':<10} {'kicked':>6} {'fell':>4} {'ran':>3} {'t/o':>3} {'dist':>5} {'std':>4} {'dir err':>7} "
           f"{'std':>5} {'t kick':>6} {'fitness':>7}")
     t0 = time.time()
     for name in names:
         world = InProcessWorld(a.robot_type, seed=1)
-        res = [world.run_episode(KickEpisode(t, kicks[name], walk_sets, a.robot_type))
+        res = [world.run_episode(KickEpisode(t, kicks[name], walk_sets, a.robot_type, a.spread))
                for t in approach_trials(kicks[name], a.attempts)]
         kicked = [r for r in res if r.outcome == "kicked"]
         count = {o: sum(r.outcome == o for r in res) for o in ("kicked", "fell", "ran_into_ball", "timeout")}

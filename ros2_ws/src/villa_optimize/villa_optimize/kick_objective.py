@@ -96,9 +96,11 @@ class KickEpisode:
 
     CYCLE = 0.02
 
-    def __init__(self, trial: KickTrial, kick: KK.KickDef, walk_sets, robot_type: int = 0) -> None:
+    def __init__(self, trial: KickTrial, kick: KK.KickDef, walk_sets, robot_type: int = 0, spread: float = 0.0
+                 ) -> None:
         self.task = trial
         self.kick = kick
+        self.spread = spread        # rad: any direction this near the target's will do (behaviours.window_direction)
         self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type), walk_sets=walk_sets, walk_set="goToTarget",
                                               kicks={kick.name: kick}), log=lambda level, text: None)
         self.behaviour = B.KickBehaviour({kick.name: kick}, B.Body.from_walk_sets(walk_sets, robot_type),
@@ -137,7 +139,7 @@ class KickEpisode:
         if self.done or self.state == "settle":
             self.motion.walk_request(A.WalkRequest(A.WALK_STAND))
         elif self.state == "approach" and self.motion.mode == A.Mode.WALK:     # approaching (again, after a refusal)
-            step = self.behaviour.execute((o.x, o.y), o.yaw, ball, TARGET_DIR)
+            step = self.behaviour.execute((o.x, o.y), o.yaw, ball, TARGET_DIR, spread=self.spread)
             if step.skill is not None:
                 self.requests += 1
                 self.motion.request(A.SkillRequest(step.skill, step.params, self.requests))

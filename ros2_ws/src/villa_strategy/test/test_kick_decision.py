@@ -303,3 +303,71 @@ def test_with_no_kick_in_play_the_on_ball_player_dribbles_and_still_kicks_off(tm
     d = p.decide(_view((10.3, 0.5, 0.0), (11.0, 0.5), [(14.5, 0.0)]), D.PLAY_ON, 2.0, True)  # a shot would follow
     assert d.skill is None and d.walk is not None and p._kick_name is None
     assert {k.base for k in p._kickoff_kick()[1]} == {"forward"}
+
+
+def test_a_kick_window_takes_the_direction_nearest_the_kicks_own_from_our_heading():
+    fwd = next(k for k in KK.load_kick_set("tuned").values() if k.base == "forward")
+    assert B.window_direction(fwd, 0.2, 0.0, 0.35) == pytest.approx(0.2)          # inside the window: as we face
+    assert B.window_direction(fwd, 0.5, 0.0, 0.35) == pytest.approx(0.35)         # outside: the nearest edge
+    assert B.window_direction(fwd, -0.5, 0.0, 0.35) == pytest.approx(-0.35)
+    assert B.window_direction(fwd, 0.2, 0.0, 0.0) == pytest.approx(0.0)           # no window: the direction
+    assert B.window_direction(fwd, -3.0, 3.1, 0.35) == pytest.approx(-3.0)        # across +-pi
+    side = next(k for k in KK.load_kick_set("tuned").values() if k.name == "in45_L")
+    heading = 0.2 - side.direction                                                 # it would go 0.2 rad left
+    assert B.window_direction(side, heading, 0.0, 0.35) == pytest.approx(0.2)
+    assert B.window_direction(side, 0.0, 0.0, 0.35) == pytest.approx(math.copysign(0.35, side.direction))
+
+
+def test_with_a_window_the_player_kicks_the_way_it_faces_without_turning_to_the_goal_line():
+    """Standing where the forward kick reaches the ball, 0.25 rad off the ball->goal line: with the §12.7 window the
+    kick goes now; with none the player first turns (and steps) onto the line."""
+    kicks = {k.name: k for k in KK.load_kick_set("tuned").values() if k.base == "forward"}
+    ball, heading = np.array([3.0, 0.0]), 0.25
+    fwd = kicks["forward_L"]
+    stand_at, face = KK.approach_pose(fwd, ball, heading + fwd.direction)
+    assert face == pytest.approx(heading)
+    windowed = B.KickBehaviour(kicks).execute(stand_at, heading, ball, 0.0, spread=0.35)
+    assert windowed.walk is None and windowed.skill == "kick_forward_L"
+    exact = B.KickBehaviour(kicks).execute(stand_at, heading, ball, 0.0, spread=0.0)
+    assert exact.walk is not None and exact.skill is None
+    assert exact.walk.theta < 0                                                     # turning toward the goal line
+
+
+def test_a_shot_window_spans_the_larger_gap_beside_the_goalie():
+    from villa_nao import field as F
+    from villa_strategy import penalty
+
+    ball = np.array([11.0, 0.0])
+    mid, half = penalty.shot_window(ball, (14.5, 0.4))             # goalie left of centre: the gap on its right
+    edges = (mid - half, mid + half)
+    post = math.atan2(-(F.GOAL_WIDTH / 2 - penalty.SHOT_POST_MARGIN), F.HALF_LENGTH - ball[0])
+    keeper = math.atan2(0.4 - penalty.SHOT_KEEPER_HALF, F.HALF_LENGTH - ball[0])
+    assert edges == pytest.approx((post, keeper))
+    mid, half = penalty.shot_window(ball, (14.5, -0.4))            # mirrored
+    assert mid > 0 and mid - half == pytest.approx(-keeper) and mid + half == pytest.approx(-post)
+    mid, half = penalty.shot_window(ball, (10.0, 5.0))             # goalie out of its goal: the whole mouth
+    assert mid == pytest.approx(0.0) and half == pytest.approx(-post)
+    # a goalie standing where no gap is wider than the margins: the larger gap's middle, no window
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(penalty, "SHOT_KEEPER_HALF", 1.0)
+        mid, half = penalty.shot_window(ball, (14.5, 0.0))
+        assert half == 0.0 and abs(mid) < math.atan2(F.GOAL_WIDTH / 2, F.HALF_LENGTH - ball[0])
+
+
+def test_a_kick_spread_outside_0_to_pi_is_refused():
+    with pytest.raises(ValueError, match="kick_spread"):
+        _player(kick_spread=-0.1)
+
+
+def test_near_their_goal_the_dribble_aims_at_the_gap_beside_the_goalie():
+    from villa_strategy import penalty
+
+    assert B.attack_direction((0.0, 1.0), [(14.5, 0.4)]) == pytest.approx(math.atan2(-1.0, 15.0))   # far: the centre
+    ball = (12.0, 0.0)
+    aim = B.attack_direction(ball, [(14.5, 0.4), (11.0, 3.0)])
+    assert aim < 0 and aim == pytest.approx(penalty.shot_window(ball, (14.5, 0.4))[0])
+    assert B.attack_direction(ball, [(11.0, 3.0)]) == pytest.approx(0.0)      # nobody in goal: the mouth's middle
+    # the dribble pushes the ball that way: standing behind it on that line, facing it, the walk goes forward
+    me = np.array(ball) - 0.2 * np.array([math.cos(aim), math.sin(aim)])
+    target, walk = B.dribble(me, aim, ball, [(14.5, 0.4)])
+    assert walk.x > 0.5 and math.atan2(target[1] - ball[1], target[0] - ball[0]) == pytest.approx(aim)

@@ -286,6 +286,14 @@ def kick_approach(kick, me, theta: float, ball, direction: float, body: Body | N
     return stand_at, walk
 
 
+def window_direction(kick, theta: float, direction: float, spread: float) -> float:
+    """The direction (rad) within `spread` of `direction` nearest the one `kick` sends the ball from heading `theta`
+    (issue 19, a deviation from §13.1.1's one direction: lining up to one exact line took 3-6 s in games, in which an
+    opponent came; with a window a player walking at the ball kicks the way it faces)."""
+    off = wrap(theta + kick.direction - direction)
+    return wrap(direction + max(-spread, min(spread, off)))
+
+
 @dataclass(frozen=True)
 class KickStep:
     """One cycle of KickBehaviour: walk toward `target`, or (walk None) request `skill` with `params`."""
@@ -315,17 +323,23 @@ class KickBehaviour:
         self.current = None
 
     def execute(self, me, theta: float, ball, direction: float, pool: list[KK.KickDef] | None = None,
-                near: float | None = None) -> KickStep:
+                near: float | None = None, spread: float = 0.0) -> KickStep:
         """One cycle toward kicking the ball at `ball` toward `direction` (rad, field frame) with a kick of `pool`
-        (default: every kick); `near`: the stand-at tolerance (m) instead of the behaviour's."""
+        (default: every kick); `near`: the stand-at tolerance (m) instead of the behaviour's; `spread`: any direction
+        within this many rad of `direction` will do, and each kick goes the one nearest where it would go from our
+        heading (window_direction), so that a player coming at the ball need not turn to one exact line."""
         pool = list(self.kicks.values()) if pool is None else pool
-        kick, _, _, cost = KK.choose_kick(pool, me, theta, ball, direction)
+        if not pool:
+            raise ValueError("KickBehaviour.execute: no kicks to choose from")
+        dirs = {k.name: window_direction(k, theta, direction, spread) for k in pool}
+        costs = {k.name: KK.kick_cost(k, me, theta, ball, dirs[k.name]) for k in pool}
+        kick = min(pool, key=lambda k: costs[k.name])
         prev = self.kicks.get(self.current or "")
-        if prev is not None and prev is not kick and prev in pool and \
-                KK.kick_cost(prev, me, theta, ball, direction) < cost + self.hysteresis:
+        if prev is not None and prev is not kick and prev.name in costs and \
+                costs[prev.name] < costs[kick.name] + self.hysteresis:
             kick = prev
         self.current = kick.name
-        stand_at, walk = kick_approach(kick, me, theta, ball, direction, self.body,
+        stand_at, walk = kick_approach(kick, me, theta, ball, dirs[kick.name], self.body,
                                        near=self.near if near is None else near,
                                        turn_tolerance=self.turn_tolerance, reach_margin=self.reach_margin)
         if walk is not None:
@@ -350,6 +364,26 @@ def push_ball(rel, err: float) -> WalkOrder:
     return WalkOrder(x, y, max(-1.0, min(1.0, err / TURN_RANGE)), NEAR_BALL_SET)
 
 
+DRIBBLE_AIM_RANGE = 4.0     # m from their goal's centre: the dribble aims at the gap beside their goalie
+
+
+def attack_direction(ball, opponents=()) -> float:
+    """The way (rad, field frame) to move the ball toward their goal: at its centre; within DRIBBLE_AIM_RANGE m of it,
+    at the middle of the larger gap beside their goalie (the opponent nearest the goal, if within 2 m of it; §14's
+    shot, penalty.shot_window). Issue 19: dribbled at the centre, the ball ran into a goalie standing there."""
+    from villa_strategy import penalty
+
+    ball = np.asarray(ball, float)[:2]
+    to_goal = F.OPP_GOAL - ball
+    if float(np.linalg.norm(to_goal)) > DRIBBLE_AIM_RANGE or ball[0] >= F.HALF_LENGTH:
+        return math.atan2(to_goal[1], to_goal[0])
+    opp = [np.asarray(o, float)[:2] for o in opponents]
+    keeper = min(opp, key=lambda o: float(np.linalg.norm(o - F.OPP_GOAL)), default=None)
+    if keeper is not None and float(np.linalg.norm(keeper - F.OPP_GOAL)) > 2.0:
+        keeper = None                                         # none in goal: the whole mouth
+    return penalty.shot_window(ball, keeper)[0]
+
+
 def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | None = None,
             positioning_distance: float = 0.8) -> tuple[np.ndarray, WalkOrder]:
     """§12.4-12.6 on the ball without kicking (team-relative field frame): approach behind the ball toward the
@@ -358,7 +392,7 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
     to move it and that way otherwise (turning to face a ball beside or behind us would only have to be undone).
     (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal task both run this."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
-    goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
+    goal_dir = attack_direction(ball, opponents)
     agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
     dist = float(np.linalg.norm(ball - me))
     direction = goal_dir

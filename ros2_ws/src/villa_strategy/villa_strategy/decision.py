@@ -88,6 +88,7 @@ class StrategyParams:
     kick_tolerance: float = 0.08      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
     kick_turn_tolerance: float = 0.12  # rad (behaviours.kick_approach; villa_optimize's §13.2 task uses the same)
     kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
+    kick_spread: float = 0.35         # rad either side of the goal's direction a §12.7 kick may go (window_direction)
     seed: int | None = None           # random kick-off angle (§11.2.1)
     penalty: str = ""                 # §14 penalty shoot-out role: striker | goalie ("" = a game)
     formation: formation.FormationParams = formation.FormationParams()   # §11.1 role offsets
@@ -108,6 +109,8 @@ class TeamPlayer:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {params.variant!r}")
         if params.kick_when not in B.KICK_RULES:
             raise ValueError(f"kick_when must be one of {', '.join(B.KICK_RULES)}, got {params.kick_when!r}")
+        if not 0.0 <= params.kick_spread <= math.pi:
+            raise ValueError(f"kick_spread must be 0..pi rad, got {params.kick_spread!r}")
         if params.penalty not in PENALTY_ROLES:
             raise ValueError(f"penalty must be striker, goalie or empty, got {params.penalty!r}")
         self.unum, self.p = unum, params
@@ -388,6 +391,7 @@ class TeamPlayer:
         if not kickoff:
             self._kickoff_dir = None
         goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
+        spread = 0.0                           # rad: any direction this near `direction` will do (window_direction)
         if play_mode == CORNER_KICK_OWN:
             # §11.2.3: our corner kick goes over their end line, away from the goal (a goal kick for them, with our
             # others already in the offensive goal-kick formation)
@@ -412,7 +416,7 @@ class TeamPlayer:
                 self.kicker.reset()
                 return None
             keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
-            direction, pool = penalty.striker_shot(ball, keeper), self.play_kicks
+            (direction, spread), pool = penalty.shot_window(ball, keeper), self.play_kicks
         else:
             lining = 0.0 if self._kick_since is None else game_time - self._kick_since
             if not B.want_kick(ball, goal_dir, w.opponents, rule=self.p.kick_when):
@@ -421,12 +425,12 @@ class TeamPlayer:
                 return None
             if not B.want_kick(ball, goal_dir, w.opponents, lining, rule=self.p.kick_when):
                 return None                                     # 15 s of lining up: dribble (§12.7)
-            direction, pool = goal_dir, self.play_kicks
+            direction, spread, pool = goal_dir, self.p.kick_spread, self.play_kicks
         if not pool:
             return None                                         # no kick in play here: dribble
         if self._kick_since is None:
             self._kick_since = game_time
-        step = self.kicker.execute(me, theta, ball, direction, pool)
+        step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread)
         return step.target, step.walk, step.skill, dict(step.params or {})
 
     def _on_ball(self, w: WorldView, ball, me, theta, obstacles):

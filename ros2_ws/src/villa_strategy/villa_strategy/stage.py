@@ -51,7 +51,7 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     """From the strategy node's parameters (config/strategy.yaml names)."""
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
-                          kick_when=str(p["kick_when"]),
+                          kick_when=str(p["kick_when"]), kick_spread=float(p["kick_spread"]),
                           kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
                           kickoff_settle=float(p["kickoff_settle"]), penalty=str(p["penalty"]),
                           formation=formation_params(p), seed=seed)
