@@ -280,9 +280,14 @@ def play(args: argparse.Namespace) -> dict:
         if penalty:
             start_penalty(trainer, args.server)
             _log(f"penalty kick: {left.team}'s striker v {right.team}'s goalie, {args.duration:.0f} simulated s")
+        elif getattr(args, "standing", False):
+            _log(f"no kick-off: {left.team} and {right.team} stand on their beam spots, {args.duration:.0f} "
+                 f"simulated s")
         else:
             trainer.kick_off("Left")
             _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
+        if getattr(args, "on_start", None) is not None:      # bench/cpu.py: a profiler on the players' processes
+            args.on_start(runners)
         return _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
     finally:
         for r in reversed(runners):
@@ -299,14 +304,16 @@ def play(args: argparse.Namespace) -> dict:
 def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
     account = Accounting(left_team, right_team)
     gt = trainer.truth()
-    start_game, start_wall = gt.game_time, time.monotonic()
+    standing = bool(getattr(args, "standing", False))       # no kick-off: the game clock stands, count server time
+    start_game, start_wall = (gt.sim_time if standing else gt.game_time), time.monotonic()
     last_sim, last_advance = gt.sim_time, time.monotonic()
     last_print = 0.0
     second_half_started = False
     cpu = CpuMeter()
 
-    def cpu_groups() -> dict[str, list[int]]:
-        return {"simulator": [sim.proc.pid], **{r.config.team: r.pids() for r in runners}}
+    def cpu_groups() -> dict[str, list[int]]:           # per process: the simulator, each player's or node's
+        return {"simulator": [sim.proc.pid],
+                **{m.label: [m.proc.pid] for r in runners for m in r.managed if m.proc is not None}}
 
     cpu.sample(cpu_groups())
     while True:
@@ -327,7 +334,7 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
             second_half_started = True
             trainer.kick_off("Right")
         account.sample(gt, poses.latest if poses is not None else None)
-        played = gt.game_time - start_game
+        played = (gt.sim_time if standing else gt.game_time) - start_game
         if now - last_print >= 5.0 or played >= args.duration:
             last_print = now
             rtf = played / max(now - start_wall, 1e-6)
@@ -340,9 +347,12 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
             break
     wall = time.monotonic() - start_wall
     cpu.sample(cpu_groups())
-    cpu_s = cpu.seconds()
+    by_process = cpu.seconds()
+    cpu_s = {"simulator": by_process.get("simulator", 0.0)}
+    for r in runners:
+        cpu_s[r.config.team] = sum(v for k, v in by_process.items() if k.startswith(f"/{r.config.team}/"))
     result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": account.samples,
-              "cpu_seconds": cpu_s, "cpu_cores": sum(cpu_s.values()) / max(wall, 1e-6),
+              "cpu_seconds": cpu_s, "cpu_by_process": by_process, "cpu_cores": sum(cpu_s.values()) / max(wall, 1e-6),
               "teams": {side: account.summary(side) for side in ("left", "right")}}
     if getattr(args, "penalty", False):
         result["penalty"] = {"striker": left_team, "scored": gt.score_left > 0}
