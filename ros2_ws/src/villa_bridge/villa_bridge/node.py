@@ -24,7 +24,7 @@ from villa_bridge.perception import Perception
 from villa_bridge.session import BridgeSession
 from villa_msgs.msg import FootContacts, GameState, HeardMessage, JointCommand, VisionFrame
 from villa_nao.params import declare_from_yaml
-from villa_nao.ros import QOS, spin
+from villa_nao.ros import QOS, spin, wanted
 
 
 class BridgeNode(Node):
@@ -87,12 +87,14 @@ class BridgeNode(Node):
             self._pub_vision.publish(frame)
         for h in messages.heard(p, t):
             self._pub_heard.publish(h)
-        gt = messages.ground_truth(p, t, side)
-        if gt is not None:
-            self._pub_gt.publish(gt)
+        if wanted(self._pub_gt):
+            gt = messages.ground_truth(p, t, side)
+            if gt is not None:
+                self._pub_gt.publish(gt)
 
     def _on_cycle(self, latency: float, late: bool) -> None:
-        self._pub_latency.publish(Float64(data=latency))
+        if wanted(self._pub_latency):
+            self._pub_latency.publish(Float64(data=latency))
 
     # --- ROS callbacks: store only -------------------------------------------------------------------------
     def _on_targets(self, msg: JointCommand) -> None:

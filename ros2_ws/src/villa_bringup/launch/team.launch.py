@@ -41,6 +41,7 @@ def _team(context, *args, **kwargs):
         else:
             nodes = [Node(package=s.kind.package, executable=s.kind.executable, name=s.name, namespace=s.namespace,
                           parameters=[str(s.params_file), {k: v for k, v in s.overrides.items() if v is not None}],
+                          remappings=[s.clock_remap],
                           respawn=respawn, respawn_delay=2.0, respawn_max_retries=RESTART_LIMIT, output="screen")
                      for s in specs]
         actions.append(TimerAction(period=i * config.stagger, actions=nodes))

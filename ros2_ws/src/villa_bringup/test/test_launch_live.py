@@ -161,6 +161,13 @@ def test_ros2_launch_a_team_inspect_it_and_ctrl_c(workspace, composition, reques
             targets = _echo(env, "/villa/p2/joint_targets", deadline)
             assert "self_pose:" in world and "ball_position:" in world, world
             assert "- HeadYaw" in targets and "- RAnkleRoll" in targets, targets
+            # each player's own clock (issue 21), and the rviz topics published once something subscribes
+            clock = _echo(env, "/villa/p1/clock", deadline)
+            assert "clock:" in clock and "sec:" in clock, clock
+            particles = _echo(env, "/villa/p1/particles", deadline)
+            assert "poses:" in particles and "position:" in particles, particles[:500]
+            topics = _ros2(env, "topic", "list", "--no-daemon", "--spin-time", "3").stdout.split()
+            assert "/villa/p2/clock" in topics and "/clock" not in topics, topics
         finally:
             left = launch.stop()
     text = launch.running_text

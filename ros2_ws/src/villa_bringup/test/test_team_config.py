@@ -32,6 +32,24 @@ def test_nodes_of_a_player_carry_namespace_and_overrides():
     assert all(s.params_file.name == f"{s.name}.yaml" for s in specs)
 
 
+def test_every_process_of_a_player_takes_the_players_own_clock():
+    """Issue 21: /clock is remapped to <namespace>/clock for every node, in both compositions (the launch file passes
+    the same NodeSpec.clock_remap; test_launch_live echoes the topic)."""
+    pytest.importorskip("rclpy")
+    from villa_bringup.player import node_kwargs
+    from villa_bringup.team import process_command
+
+    cfg = parse(base(composition="node"))
+    specs = cfg.nodes(cfg.player(2))
+    assert {s.clock_remap for s in specs} == {("/clock", "/villa/p2/clock")}
+    for s in specs:
+        cmd = process_command(cfg, cfg.player(2), [s])
+        i = cmd.index("/clock:=/villa/p2/clock")
+        assert cmd[i - 1] == "-r" and cmd.index("--ros-args") < i
+        cli = node_kwargs(s)["cli_args"]
+        assert cli[cli.index("/clock:=/villa/p2/clock") - 1] == "-r"
+
+
 def test_naoqi_player_gets_the_naoqi_bridge_and_nothing_else_changes():
     plain = parse(base())
     cfg = swap_to_nao(plain, "2@10.1.2.3")

@@ -23,7 +23,8 @@ def node_kwargs(spec: NodeSpec, ros_args: list[str] | None = None) -> dict[str, 
     """The rclpy Node keyword arguments that give `spec` its namespace and parameters."""
     from rclpy.parameter import Parameter
 
-    cli = ["--ros-args", "--params-file", str(spec.params_file)] + list(ros_args or [])
+    cli = ["--ros-args", "--params-file", str(spec.params_file), "-r", ":=".join(spec.clock_remap),
+           *(ros_args or [])]
     overrides = [Parameter(k, value=v) for k, v in spec.overrides.items() if v is not None]
     return {"namespace": spec.namespace, "cli_args": cli, "parameter_overrides": overrides,
             "use_global_arguments": False}

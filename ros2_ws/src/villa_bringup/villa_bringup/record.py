@@ -1,7 +1,7 @@
 """`villa record`: write chosen topics of a running team to an MCAP file with ROS 2 message encoding.
 
     villa record -o game.mcap '/villa/p1/.*'            # regular expressions over topic names
-    villa record -o game.mcap /villa/p1/pose /clock --duration 30
+    villa record -o game.mcap /villa/p1/pose /villa/p1/clock --duration 30
 
 Messages are stored as they travel (CDR, subscribed raw), each channel with its `ros2msg` schema (the .msg definition
 with its dependencies appended, as rosbag2 writes them), so `ros2 bag info/play`, Foxglove and `mcap_ros2` read the

@@ -49,6 +49,7 @@ def process_command(config: TeamConfig, player: Player, specs: list[NodeSpec]) -
     module = spec.kind.cls.split(":")[0]
     cmd = [sys.executable, "-c", f"import sys; from {module} import main; sys.exit(main())",
            "--ros-args", "-r", f"__ns:={spec.namespace}", "-r", f"__node:={spec.name}",
+           "-r", ":=".join(spec.clock_remap),
            "--params-file", str(spec.params_file)]
     for k, v in spec.overrides.items():
         if v is not None:

@@ -19,7 +19,7 @@ from villa_localization.world_model import Observed
 from villa_msgs.msg import FallState, GameState, Observation, Observations, TrackedObject, WorldModel
 from villa_nao import field as F
 from villa_nao.params import declare_from_yaml
-from villa_nao.ros import QOS, spin, stamp_seconds
+from villa_nao.ros import QOS, spin, stamp_seconds, wanted
 
 KINDS = {Observation.TYPE_FLAG: "flag", Observation.TYPE_GOAL_POST: "goal_post", Observation.TYPE_BALL: "ball",
          Observation.TYPE_TEAMMATE: "teammate", Observation.TYPE_OPPONENT: "opponent", Observation.TYPE_LINE: "line"}
@@ -111,7 +111,7 @@ class LocalizationNode(Node):
                 cov[a * 6 + b] = e.covariance[3 * i + j]
         pose.pose.covariance = cov
         self.pub_pose.publish(pose)
-        if e.particles is not None:
+        if e.particles is not None and wanted(self.pub_particles):
             arr = PoseArray()
             arr.header = pose.header
             arr.poses = [Pose(position=Point(x=float(p[0]), y=float(p[1]), z=0.0), orientation=_quat(float(p[2])))
@@ -120,6 +120,8 @@ class LocalizationNode(Node):
         wm = world_model_message(e)
         wm.header = pose.header
         self.pub_world.publish(wm)
+        if not wanted(self.pub_markers):
+            return
         mk = Marker(ns="self", id=0, type=Marker.ARROW, action=Marker.ADD)
         mk.header = pose.header
         mk.pose = pose.pose.pose

@@ -18,6 +18,12 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 
 
+def wanted(publisher) -> bool:
+    """Whether anything subscribes to the publisher's topic now (rviz, `ros2 topic echo`, `villa record`): the
+    visualization and diagnostic messages no node takes are not built while nobody listens (issue 21)."""
+    return publisher.get_subscription_count() > 0
+
+
 def stamp_seconds(stamp) -> float:
     """builtin_interfaces/Time -> s."""
     return stamp.sec + stamp.nanosec * 1e-9

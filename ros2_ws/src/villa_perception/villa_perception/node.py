@@ -15,7 +15,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from villa_msgs.msg import FallState, GameState, Observation, Observations, VisionFrame
 from villa_nao.params import declare_from_yaml
-from villa_nao.ros import QOS, spin, stamp_seconds
+from villa_nao.ros import QOS, spin, stamp_seconds, wanted
 from villa_perception import perception as P
 from villa_perception.stage import PerceptionParams, PerceptionStage
 
@@ -90,6 +90,8 @@ class PerceptionNode(Node):
         self._markers(out)
 
     def _markers(self, obs: Observations) -> None:
+        if not wanted(self.pub_markers):
+            return
         arr = MarkerArray()
         clear = Marker(action=Marker.DELETEALL, ns="observations")
         clear.header = obs.header

@@ -28,7 +28,7 @@ from villa_msgs.msg import (
     WorldModel,
 )
 from villa_nao.params import declare_from_yaml
-from villa_nao.ros import QOS, spin, stamp_seconds
+from villa_nao.ros import QOS, spin, stamp_seconds, wanted
 from villa_strategy.stage import Commands, StrategyStage
 
 
@@ -129,6 +129,8 @@ class StrategyNode(Node):
         self._markers(c, stamp)
 
     def _markers(self, c: Commands, stamp) -> None:
+        if not wanted(self.pub_markers):
+            return
         d, unum = c.decision, self.stage.unum
         m = Marker(ns="role_target", id=unum, type=Marker.SPHERE, action=Marker.ADD)
         m.header.stamp, m.header.frame_id = stamp, "field"
