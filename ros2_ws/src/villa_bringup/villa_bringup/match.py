@@ -304,9 +304,19 @@ def play(args: argparse.Namespace) -> dict:
 def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
     account = Accounting(left_team, right_team)
     gt = trainer.truth()
-    standing = bool(getattr(args, "standing", False))       # no kick-off: the game clock stands, count server time
-    start_game, start_wall = (gt.sim_time if standing else gt.game_time), time.monotonic()
-    last_sim, last_advance = gt.sim_time, time.monotonic()
+    standing = bool(getattr(args, "standing", False))
+    keys = [(t, u) for t, u in (poses.latest if poses is not None else {})] if standing else []
+
+    def clock(g) -> float:
+        """The game's time; standing (no kick-off, the game clock stands): the server time the slowest player's pose
+        carries (SimSpark's trainer reads only the game clock)."""
+        if not standing:
+            return g.game_time
+        stamps = [poses.stamps.get(k) for k in keys] if poses is not None else []
+        return min(stamps) if stamps and all(s is not None for s in stamps) else g.sim_time
+
+    start_game, start_wall = clock(gt), time.monotonic()
+    last_sim, last_advance = clock(gt) if standing else gt.sim_time, time.monotonic()
     last_print = 0.0
     second_half_started = False
     cpu = CpuMeter()
@@ -325,16 +335,17 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
             raise MatchError(f"the simulator exited with code {sim.proc.returncode}: {sim.log()[-500:]}")
         gt = trainer.truth()
         now = time.monotonic()
-        if gt.sim_time > last_sim:
-            last_sim, last_advance = gt.sim_time, now
+        now_sim = clock(gt) if standing else gt.sim_time
+        if now_sim > last_sim:
+            last_sim, last_advance = now_sim, now
         elif now - last_advance > args.stall_timeout:
-            raise MatchError(f"simulated time stood still at {gt.sim_time:.2f} s for {args.stall_timeout:.0f} wall s "
+            raise MatchError(f"simulated time stood still at {last_sim:.2f} s for {args.stall_timeout:.0f} wall s "
                              f"(a player stopped answering in sync mode? logs in {log_dir})")
         if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not second_half_started:
             second_half_started = True
             trainer.kick_off("Right")
         account.sample(gt, poses.latest if poses is not None else None)
-        played = (gt.sim_time if standing else gt.game_time) - start_game
+        played = clock(gt) - start_game
         if now - last_print >= 5.0 or played >= args.duration:
             last_print = now
             rtf = played / max(now - start_wall, 1e-6)

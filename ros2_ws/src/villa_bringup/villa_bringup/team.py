@@ -148,6 +148,11 @@ class TeamRunner:
             else:
                 _log(f"{player.namespace(self.config.team)}: no confirmation from the server within "
                      f"{self.ready_timeout:.0f} s (see its log); starting the others anyway")
+        # every player started: stop listening to their game_state (50 messages a simulated second each, delivered
+        # to this process for nothing from here on; issue 21)
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.close()
 
     # --- supervise ---------------------------------------------------------------------------------
     def poll(self) -> None:
@@ -198,9 +203,9 @@ class TeamRunner:
                 os.killpg(m.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        if self._watch is not None:
-            self._watch.close()
-            self._watch = None
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.close()
 
     def pids(self) -> list[int]:
         return [m.proc.pid for m in self.managed if m.proc is not None]
