@@ -131,8 +131,9 @@ class BridgeNode(Node):
             self._last_stats = now
 
     def shutdown(self) -> None:
-        """Stop the socket thread (called before destroy_node)."""
+        """Stop the socket thread (called before destroy_node) and log the cycle counts a last time."""
         self.session.stop()
+        self._log_stats()
         self._thread.join(timeout=3.0)
 
     def destroy_node(self) -> None:

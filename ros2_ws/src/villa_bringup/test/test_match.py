@@ -47,3 +47,21 @@ def test_match_refuses_bad_arguments():
     r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--penalty", "--players", "3"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--penalty is 1 v 1" in r.stderr
+
+
+def test_players_stand_and_walk_in_real_time_mode(tmp_path, ros_domain):
+    """--realtime (issue 21): the server paces 20 ms cycles and waits for nobody; the bridges (not in sync mode)
+    answer every perception, count the late ones, and the players stand through the kick-off wait and walk."""
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--realtime", "--players", "1",
+                        "--duration", "15", "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "(real time, noise simspark)" in r.stdout and "late answers" in r.stdout
+    result = json.loads((tmp_path / "result.json").read_text())
+    cfg = (tmp_path / next(p.name for p in tmp_path.glob("villa-match-*")) / "villa.yaml").read_text()
+    assert "sync: false" in cfg                                        # the bridges were told the server's mode
+    for side in ("left", "right"):
+        team = result["teams"][side]
+        cycles, late = result["late"][team["team"]]
+        assert cycles >= 0.9 * 50 * result["duration"], (team["team"], cycles)   # every perception answered
+        assert late < 0.05 * cycles, (team["team"], late, cycles)
+        assert team["walked"] > 0.5 and team["down"] < 0.2, team

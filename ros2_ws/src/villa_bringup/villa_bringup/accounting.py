@@ -101,6 +101,7 @@ class TeamStats:
     fall_log: list[dict] = field(default_factory=list)
     ball_x_sum: float = 0.0           # the ball's x in the team's own frame, summed over samples (territory)
     attack_samples: int = 0           # samples with the ball in the team's attacking third
+    walked: float = 0.0               # m the team's upright robots moved between samples, summed
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -124,6 +125,7 @@ class Accounting:
         self._fallen: dict[tuple[str, int], bool] = {}        # a fall counted and not ended yet
         self._up_since: dict[tuple[str, int], float | None] = {}
         self._closest: dict[tuple[str, int], deque] = {}       # (sim time, nearest other robot m) in CONTACT_WINDOW
+        self._last_xy: dict[tuple[str, int], tuple[float, float]] = {}
 
     def sample(self, gt, estimates: Mapping[tuple[str, int], tuple[float, float, float]] | None = None) -> None:
         """One ground-truth sample; `estimates`: (team name, unum) -> the player's own pose estimate (x, y, yaw)."""
@@ -139,6 +141,10 @@ class Accounting:
             while recent[0][0] < gt.sim_time - CONTACT_WINDOW - 1e-9:
                 recent.popleft()
             down = p.upright < FALLEN_UPRIGHT
+            last = self._last_xy.get(key)
+            if last is not None and not down:
+                st.walked += math.dist(last, p.position[:2])
+            self._last_xy[key] = (p.position[0], p.position[1])
             st.robot_samples += 1
             st.down_samples += down
             if down:
@@ -200,7 +206,7 @@ class Accounting:
         return {"team": s.name, "score": s.score, "possession": s.possession_samples / max(self.samples, 1),
                 "ball_x_mean": s.ball_x_sum / max(self.samples, 1),
                 "attacking_third": s.attack_samples / max(self.samples, 1),
-                "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1),
+                "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1), "walked": s.walked,
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
                 "falls_by_cause": dict(Counter(f["cause"] for f in s.fall_log).most_common()),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -78,9 +79,10 @@ SERVERS = {"villa": "rcssservermj", "simspark": "simspark"}      # --server -> t
 
 
 def team_file(base: Path, team: str, variant: str, port: int, players: int | None, out_dir: Path,
-              composition: str | None, backend: str = "rcssservermj", penalty: str = "") -> Path:
+              composition: str | None, backend: str = "rcssservermj", penalty: str = "", realtime: bool = False
+              ) -> Path:
     """A copy of a team configuration with the match's team name, variant, server, backend and player count (and
-    with `penalty`, every player's §14 penalty role)."""
+    with `penalty`, every player's §14 penalty role; with `realtime`, every bridge not in sync mode)."""
     data = yaml.safe_load(base.read_text())
     data["team"] = team
     data["variant"] = variant
@@ -100,6 +102,10 @@ def team_file(base: Path, team: str, variant: str, port: int, players: int | Non
         p.pop("host", None)
     if penalty:
         data["players"] = with_penalty_role(data["players"], penalty)
+    if realtime:          # the server paces 20 ms cycles and waits for nobody: the bridges answer without (syn)
+        for p in data["players"]:
+            params = p.setdefault("params", {}) or {}
+            p["params"] = {**params, "bridge": {**(params.get("bridge") or {}), "sync": False}}
     path = out_dir / f"{team}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     load(path)  # validate now: a bad configuration stops here with its one-line reason
@@ -171,6 +177,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="wall s without simulated time advancing before the match is abandoned (default 60)")
     p.add_argument("--penalty", action="store_true",
                    help="one penalty kick (§14): villa's striker against the opponent's goalie, 1 v 1")
+    p.add_argument("--realtime", action="store_true",
+                   help="the league's mode: the server paces 20 ms cycles and waits for no agent (not sync); the "
+                        "table counts each team's late answers")
 
 
 def main(args: argparse.Namespace | None = None) -> int:
@@ -218,16 +227,19 @@ def start_server(args: argparse.Namespace, log_dir: Path):
     if args.server == "simspark":
         from villa_sim.simspark import SimSparkServer, SimSparkTrainer
 
-        server = SimSparkServer(directory=log_dir / "simspark")
-        _log(f"SimSpark (rcssserver3d) on ports {server.agent_port}/{server.monitor_port} (sync); log "
-             f"{server.log_path}")
+        realtime = bool(getattr(args, "realtime", False))
+        server = SimSparkServer(directory=log_dir / "simspark", sync=not realtime, realtime=realtime)
+        _log(f"SimSpark (rcssserver3d) on ports {server.agent_port}/{server.monitor_port} "
+             f"({'real time' if realtime else 'sync'}); log {server.log_path}")
         return server, SimSparkTrainer
     from villa_sim.testing import SimProcess
     from villa_sim.trainer import Trainer
 
-    server = SimProcess("--log-level", "WARNING", noise=args.noise == "simspark", seed=args.seed,
-                        log_dir=str(log_dir))
-    _log(f"villa sim on ports {server.agent_port}/{server.monitor_port} (sync, noise {args.noise})")
+    realtime = bool(getattr(args, "realtime", False))
+    server = SimProcess("--log-level", "WARNING", *(("--no-sync", "--realtime") if realtime else ()),
+                        noise=args.noise == "simspark", seed=args.seed, log_dir=str(log_dir))
+    _log(f"villa sim on ports {server.agent_port}/{server.monitor_port} ({'real time' if realtime else 'sync'}, "
+         f"noise {args.noise})")
     return server, Trainer
 
 
@@ -253,11 +265,12 @@ def play(args: argparse.Namespace) -> dict:
         cfg_dir = Path(tempfile.mkdtemp(prefix="villa-match-", dir=log_dir))
         backend = SERVERS[args.server]
         penalty = bool(getattr(args, "penalty", False))
+        realtime = bool(getattr(args, "realtime", False))
         left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition,
-                              backend, "striker" if penalty else ""))
+                              backend, "striker" if penalty else "", realtime))
         right = load(team_file(opp_cfg, args.opponent if args.opponent != "villa" else "villa2", args.opponent,
                                sim.agent_port, players, cfg_dir, args.composition, backend,
-                               "goalie" if penalty else ""))
+                               "goalie" if penalty else "", realtime))
         trainer = trainer_cls(port=sim.monitor_port)
         poses = PoseListener({left.team: [p.unum for p in left.players], right.team: [p.unum for p in right.players]})
         for cfg in (left, right):  # the first team to connect plays on the left
@@ -288,7 +301,7 @@ def play(args: argparse.Namespace) -> dict:
             _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
         if getattr(args, "on_start", None) is not None:      # bench/cpu.py: a profiler on the players' processes
             args.on_start(runners)
-        return _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
+        result = _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
     finally:
         for r in reversed(runners):
             r.stop()
@@ -299,6 +312,24 @@ def play(args: argparse.Namespace) -> dict:
         if sim is not None:
             sim.stop()
         lease.release()
+    result["late"] = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
+    (log_dir / "result.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+BRIDGE_STATS = re.compile(r"bridge: (\d+) cycles, (\d+) late")
+
+
+def bridge_cycles(team_dir: Path) -> tuple[int, int]:
+    """(cycles, late answers) of a team's bridges: the last stats line each bridge logged (it logs them every
+    stats_period wall s and when it stops)."""
+    cycles = late = 0
+    for log in sorted(team_dir.glob("p*/*.log")):
+        found = BRIDGE_STATS.findall(log.read_text(errors="replace"))
+        if found:
+            cycles += int(found[-1][0])
+            late += int(found[-1][1])
+    return cycles, late
 
 
 def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
@@ -382,6 +413,12 @@ def print_table(result: dict) -> None:
             ("falls", str(left["falls"]), str(right["falls"])),
             ("localization error", fmt(left["loc_error_mean"], " m"), fmt(right["loc_error_mean"], " m")),
             ("heading error", fmt(left["heading_error_mean"], " deg"), fmt(right["heading_error_mean"], " deg"))]
+    late = result.get("late")
+    if late:
+        def share(team):
+            cycles, n = late.get(team, (0, 0))
+            return f"{n} ({100 * n / cycles:.1f} %)" if cycles else "n/a"
+        rows.append(("late answers", share(left["team"]), share(right["team"])))
     print(f"\nvilla match: {result['duration']:.1f} simulated s in {result['wall']:.0f} wall s "
           f"(real-time factor {result['real_time_factor']:.2f})")
     if "penalty" in result:
