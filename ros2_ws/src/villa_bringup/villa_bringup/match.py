@@ -301,6 +301,9 @@ def play(args: argparse.Namespace) -> dict:
             _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
         if getattr(args, "on_start", None) is not None:      # bench/cpu.py: a profiler on the players' processes
             args.on_start(runners)
+        # the bridges' counts so far (their last stats line, at most stats_period old: the players stood since
+        # they joined): late answers are counted from the kick-off on (joining stalls the server for each robot)
+        before = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
         result = _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
     finally:
         for r in reversed(runners):
@@ -312,7 +315,8 @@ def play(args: argparse.Namespace) -> dict:
         if sim is not None:
             sim.stop()
         lease.release()
-    result["late"] = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
+    after = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
+    result["late"] = {team: (after[team][0] - before[team][0], after[team][1] - before[team][1]) for team in after}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -322,7 +326,7 @@ BRIDGE_STATS = re.compile(r"bridge: (\d+) cycles, (\d+) late")
 
 def bridge_cycles(team_dir: Path) -> tuple[int, int]:
     """(cycles, late answers) of a team's bridges: the last stats line each bridge logged (it logs them every
-    stats_period wall s and when it stops)."""
+    stats_period wall s when they changed, and when it stops)."""
     cycles = late = 0
     for log in sorted(team_dir.glob("p*/*.log")):
         found = BRIDGE_STATS.findall(log.read_text(errors="replace"))
@@ -418,7 +422,7 @@ def print_table(result: dict) -> None:
         def share(team):
             cycles, n = late.get(team, (0, 0))
             return f"{n} ({100 * n / cycles:.1f} %)" if cycles else "n/a"
-        rows.append(("late answers", share(left["team"]), share(right["team"])))
+        rows.append(("late answers in play", share(left["team"]), share(right["team"])))
     print(f"\nvilla match: {result['duration']:.1f} simulated s in {result['wall']:.0f} wall s "
           f"(real-time factor {result['real_time_factor']:.2f})")
     if "penalty" in result:
