@@ -392,3 +392,29 @@ def test_on_simspark_the_sprint_is_goToTarget():
     path = config_path("villa_motion", "walk_params.yaml")
     ss, mj = load_parameter_sets(path, "simspark"), load_parameter_sets(path, "rcssservermj")
     assert ss["sprint"] == ss["goToTarget"] == mj["goToTarget"] and mj["sprint"] != mj["goToTarget"]
+
+
+def test_standing_still_reuses_the_stands_ik_and_com(monkeypatch):
+    """Issue 21: the stand pose's IK and COM are solved once while the robot stands (same parameters), and the answer
+    is the one solving them again gives."""
+    w = WalkEngine({"p": WalkParams()})
+    first = w.update(0.02).joints
+    calls = {"ik": 0, "com": 0}
+    ik, com = K.leg_ik, K.center_of_mass
+
+    def count_ik(*a, **k):
+        calls["ik"] += 1
+        return ik(*a, **k)
+
+    def count_com(*a, **k):
+        calls["com"] += 1
+        return com(*a, **k)
+
+    monkeypatch.setattr(K, "leg_ik", count_ik)
+    monkeypatch.setattr(K, "center_of_mass", count_com)
+    for _ in range(5):
+        out = w.update(0.02)
+    assert out.joints == first and out.reachable
+    assert calls["ik"] == 0 and calls["com"] <= 1               # the COM once, on the first cycle after the IK
+    fresh = WalkEngine({"p": replace(WalkParams(), z_torso=WalkParams().z_torso - 0.01)})
+    assert fresh.update(0.02).joints != first                   # other parameters: solved again

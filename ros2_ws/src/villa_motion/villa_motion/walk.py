@@ -176,6 +176,7 @@ class WalkEngine:
         self.outward_turn = outward_turn
         self._last_joints: dict[str, float] | None = None
         self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
+        self._stand_cache: tuple | None = None        # (key, joints, leg angles, COM) of the last reachable stand
         self._heading = 0.0                      # rad turned (the gyro's yaw rate, integrated) since told not to turn
         self._step_headings: deque[float] = deque(maxlen=2)   # its mean over each of the last two steps
         self._heading_sum, self._heading_n = 0.0, 0
@@ -432,8 +433,16 @@ class WalkEngine:
         joints[side + "AnkleRoll"] += p.gyro_roll * float(gyro[0])
 
     def _stand(self, p: WalkParams) -> WalkOutput:
+        # the stand's IK answer depends on these alone while it is reachable (the closed form, whatever the start), so
+        # a robot standing still reuses it instead of solving it again every cycle (issue 21: 3 % of a game's CPU)
+        key = (self.robot_type, p.x_offset, p.y_sep, p.z_torso, p.torso_lean, p.arm_pitch, p.arm_roll)
+        if self._stand_cache is not None and self._stand_cache[0] == key:
+            _, joints, starts, _ = self._stand_cache
+            self._leg_start.update(starts)
+            return WalkOutput(dict(joints), 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, True)
         feet = {"L": (p.x_offset, 0.5 * p.y_sep, -p.z_torso, 0.0), "R": (p.x_offset, -0.5 * p.y_sep, -p.z_torso, 0.0)}
         joints, ok = self._ik(feet, p)
+        self._stand_cache = (key, dict(joints), dict(self._leg_start), None) if ok else None
         return WalkOutput(joints, 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, ok)
 
     def _odometry(self, stance) -> tuple[float, float, float]:
@@ -446,10 +455,17 @@ class WalkEngine:
     # --- §10.1 centre-of-mass check ------------------------------------------------------------------------
     def _remember(self, joints: dict[str, float]) -> None:
         self._last_joints = joints
+        stand = self._stand_cache
+        if stand is not None and stand[3] is not None and joints == stand[1]:
+            self._expected.append(stand[3])                 # standing still: the stand's COM, computed once
+            return
         try:
-            self._expected.append(K.center_of_mass(self._full(joints), self.robot_type))
+            com = K.center_of_mass(self._full(joints), self.robot_type)
         except (KeyError, ValueError):
-            pass
+            return
+        self._expected.append(com)
+        if stand is not None and stand[3] is None and joints == stand[1]:
+            self._stand_cache = (*stand[:3], com)
 
     def _full(self, joints: dict[str, float]) -> dict[str, float]:
         names = K.joint_names(self.robot_type)
