@@ -188,12 +188,9 @@ def main() -> int:
     if a.profile and shutil.which("py-spy") is None:
         print("cpu.py: --profile needs py-spy (pip install py-spy)", file=sys.stderr)
         return 2
-    if "simspark" in a.server:
-        from villa_sim.simspark import available
-
-        ok, why = available()
-        if not ok:
-            print(f"cpu.py: --server simspark: {why}", file=sys.stderr)
+    for server in a.server:
+        if (why := M.server_unavailable(server)) is not None:
+            print(f"cpu.py: --server {server}: {why}", file=sys.stderr)
             return 2
     rows = []
     with tempfile.TemporaryDirectory(prefix="villa-cpu-") as tmp:

@@ -49,13 +49,9 @@ def main() -> int:
     if a.duration <= 0 or not all(1 <= n <= 11 for n in a.players):
         print("realtime.py: --duration must be positive and --players 1..11", file=sys.stderr)
         return 2
-    if a.server == "simspark":
-        from villa_sim.simspark import available
-
-        ok, why = available()
-        if not ok:
-            print(f"realtime.py: --server simspark: {why}", file=sys.stderr)
-            return 2
+    if (why := M.server_unavailable(a.server)) is not None:
+        print(f"realtime.py: --server {a.server}: {why}", file=sys.stderr)
+        return 2
     print(f"real-time mode on {a.server}, villa v AllBall, {a.duration:.0f} simulated s, composition {a.composition}")
     print(f"{'players':>7} {'on field':>8} {'rtf':>5} {'late A':>7} {'late B':>7} {'falls A/B':>9} "
           f"{'CPU/player':>10}  verdict")

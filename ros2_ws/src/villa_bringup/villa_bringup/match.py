@@ -78,6 +78,16 @@ class CpuMeter:
 SERVERS = {"villa": "rcssservermj", "simspark": "simspark"}      # --server -> the bridge backend that speaks to it
 
 
+def server_unavailable(server: str) -> str | None:
+    """Why `server` (a SERVERS key) cannot run here, or None: villa sim always can, SimSpark where installed."""
+    if server != "simspark":
+        return None
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    return None if ok else why
+
+
 def team_file(base: Path, team: str, variant: str, port: int, players: int | None, out_dir: Path,
               composition: str | None, backend: str = "rcssservermj", penalty: str = "", realtime: bool = False
               ) -> Path:
@@ -202,13 +212,10 @@ def main(args: argparse.Namespace | None = None) -> int:
     if not 1 <= args.players <= 11:
         print("villa match: --players must be 1..11", file=sys.stderr)
         return 2
+    if (why := server_unavailable(args.server)) is not None:
+        print(f"villa match: --server simspark: {why}", file=sys.stderr)
+        return 2
     if args.server == "simspark":
-        from villa_sim.simspark import available
-
-        ok, why = available()
-        if not ok:
-            print(f"villa match: --server simspark: {why}", file=sys.stderr)
-            return 2
         if args.noise == "off" or args.seed is not None:
             print("villa match: --noise off and --seed apply to villa sim only (SimSpark's noise is its own)",
                   file=sys.stderr)
