@@ -150,6 +150,10 @@ class TeamRunner:
                      f"{self.ready_timeout:.0f} s (see its log); starting the others anyway")
         # every player started: stop listening to their game_state (50 messages a simulated second each, delivered
         # to this process for nothing from here on; issue 21)
+        self._close_watch()
+
+    def _close_watch(self) -> None:
+        """Close the readiness watcher once (start and stop may both get here)."""
         watch, self._watch = self._watch, None
         if watch is not None:
             watch.close()
@@ -203,9 +207,7 @@ class TeamRunner:
                 os.killpg(m.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        watch, self._watch = self._watch, None
-        if watch is not None:
-            watch.close()
+        self._close_watch()
 
     def pids(self) -> list[int]:
         return [m.proc.pid for m in self.managed if m.proc is not None]

@@ -71,6 +71,8 @@ class ConfigError(ValueError):
 class NodeSpec:
     kind: NodeKind
     namespace: str
+    params_file: Path                       # the package's config/<node>.yaml
+    overrides: dict[str, Any]               # parameters the team configuration sets
 
     @property
     def clock_remap(self) -> tuple[str, str]:
@@ -78,8 +80,6 @@ class NodeSpec:
         <namespace>/clock. With one /clock for the team every node heard every bridge's clock (players x nodes x
         50 Hz messages, and a clock stepping between the players' streams)."""
         return "/clock", f"{self.namespace}/clock"
-    params_file: Path                       # the package's config/<node>.yaml
-    overrides: dict[str, Any]               # parameters the team configuration sets
 
     @property
     def name(self) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 from villa_motion import kick as KK
 from villa_motion.walk import normalized_walk, turn_input  # §10.4.1 walk inputs (used by go_to, re-exported)
 from villa_nao import field as F
+from villa_strategy import penalty
 
 HALF_GOAL_Y = F.GOAL_WIDTH / 2
 NEAR_BALL_SET = "positioning"      # §10.3: the walk parameter set used near the ball (dribbling, circling it)
@@ -371,8 +372,6 @@ def attack_direction(ball, opponents=()) -> float:
     """The way (rad, field frame) to move the ball toward their goal: at its centre; within DRIBBLE_AIM_RANGE m of it,
     at the middle of the larger gap beside their goalie (the opponent nearest the goal, if within 2 m of it; §14's
     shot, penalty.shot_window). Issue 19: dribbled at the centre, the ball ran into a goalie standing there."""
-    from villa_strategy import penalty
-
     ball = np.asarray(ball, float)[:2]
     to_goal = F.OPP_GOAL - ball
     if float(np.linalg.norm(to_goal)) > DRIBBLE_AIM_RANGE or ball[0] >= F.HALF_LENGTH:
