@@ -316,9 +316,7 @@ class WalkEngine:
         if sensed_joints is not None and self._last_joints is not None:
             self._com_check(sensed_joints)
         if not self.walking:
-            out = self._stand(p)
-            self._remember(out.joints)
-            return out
+            return self._stand(p)
         if self.stop_requested:
             self._jog_left -= dt
         if gyro is not None and not self.stop_requested and self.desired[2] == 0.0:
@@ -337,9 +335,7 @@ class WalkEngine:
                 self._prev_stance = None
                 self._placed_yaw = 0.0
                 self._reset_heading()
-                out = self._stand(p)
-                self._remember(out.joints)
-                return out
+                return self._stand(p)
             self._new_step(p)
             self._prev_stance = None
             dur = self.phi_end - self.phi_start
@@ -349,7 +345,7 @@ class WalkEngine:
         if gyro is not None:
             self._balance(joints, p, gyro)
         odo = self._odometry(stance_xy)
-        self._remember(joints)
+        self._remember(joints, self._com(joints))
         unstable = self.com_error > p.err_norm
         return WalkOutput(joints, t, self.left_stance, self.com_error, unstable, odo, False, ok)
 
@@ -433,16 +429,21 @@ class WalkEngine:
         joints[side + "AnkleRoll"] += p.gyro_roll * float(gyro[0])
 
     def _stand(self, p: WalkParams) -> WalkOutput:
-        # the stand's IK answer depends on these alone while it is reachable (the closed form, whatever the start), so
-        # a robot standing still reuses it instead of solving it again every cycle (issue 21: 3 % of a game's CPU)
+        """The standing pose, remembered for the §10.1 COM check. Its IK answer and COM depend on these parameters
+        alone while it is reachable (the closed form, whatever the IK's start), so a robot standing still reuses them
+        instead of solving them again every cycle (issue 21: 3 % of a game's CPU)."""
         key = (self.robot_type, p.x_offset, p.y_sep, p.z_torso, p.torso_lean, p.arm_pitch, p.arm_roll)
         if self._stand_cache is not None and self._stand_cache[0] == key:
-            _, joints, starts, _ = self._stand_cache
+            _, cached, starts, com = self._stand_cache
             self._leg_start.update(starts)
-            return WalkOutput(dict(joints), 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, True)
-        feet = {"L": (p.x_offset, 0.5 * p.y_sep, -p.z_torso, 0.0), "R": (p.x_offset, -0.5 * p.y_sep, -p.z_torso, 0.0)}
-        joints, ok = self._ik(feet, p)
-        self._stand_cache = (key, dict(joints), dict(self._leg_start), None) if ok else None
+            joints, ok = dict(cached), True
+        else:
+            feet = {"L": (p.x_offset, 0.5 * p.y_sep, -p.z_torso, 0.0),
+                    "R": (p.x_offset, -0.5 * p.y_sep, -p.z_torso, 0.0)}
+            joints, ok = self._ik(feet, p)
+            com = self._com(joints)
+            self._stand_cache = (key, dict(joints), dict(self._leg_start), com) if ok else None
+        self._remember(joints, com)
         return WalkOutput(joints, 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, ok)
 
     def _odometry(self, stance) -> tuple[float, float, float]:
@@ -453,19 +454,17 @@ class WalkEngine:
         return prev[0] - stance[0], prev[1] - stance[1], prev[2] - stance[2]
 
     # --- §10.1 centre-of-mass check ------------------------------------------------------------------------
-    def _remember(self, joints: dict[str, float]) -> None:
-        self._last_joints = joints
-        stand = self._stand_cache
-        if stand is not None and stand[3] is not None and joints == stand[1]:
-            self._expected.append(stand[3])                 # standing still: the stand's COM, computed once
-            return
+    def _com(self, joints: dict[str, float]) -> np.ndarray | None:
+        """The COM the commanded `joints` put the body at (None: it cannot be computed from them)."""
         try:
-            com = K.center_of_mass(self._full(joints), self.robot_type)
+            return K.center_of_mass(self._full(joints), self.robot_type)
         except (KeyError, ValueError):
-            return
-        self._expected.append(com)
-        if stand is not None and stand[3] is None and joints == stand[1]:
-            self._stand_cache = (*stand[:3], com)
+            return None
+
+    def _remember(self, joints: dict[str, float], com: np.ndarray | None) -> None:
+        self._last_joints = joints
+        if com is not None:
+            self._expected.append(com)
 
     def _full(self, joints: dict[str, float]) -> dict[str, float]:
         names = K.joint_names(self.robot_type)
