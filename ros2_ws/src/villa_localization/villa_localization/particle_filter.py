@@ -90,7 +90,7 @@ _grid: np.ndarray | None = None
 
 def _distance_grid() -> np.ndarray:
     """The distance to the nearest field line at every GRID_RES node over the field and GRID_MARGIN around it,
-    computed once per process (about a second)."""
+    computed once per process (about a second, when the first filter that weighs lines is made)."""
     global _grid
     if _grid is None:
         xs = _GRID_X0 + GRID_RES * np.arange(_GRID_NX)
@@ -131,6 +131,8 @@ class ParticleFilter:
         self.fit_slow = self.fit_fast = params.fit_prior
         self.resets = 0                              # particles drawn from observations so far
         self._unknown = True                         # uniform, not yet updated: lost
+        if params.line_weight > 0:
+            _distance_grid()                         # built now (about a second), not at the first frame with lines
 
     # --- initialization ---------------------------------------------------------------------------------
     def uniform(self, n: int) -> np.ndarray:
