@@ -126,11 +126,9 @@ def run_phase(server: str, composition: str, phase: str, players: int, duration:
     prof = Profiler(log_dir) if profile else None
     if prof:
         log_dir.mkdir(parents=True, exist_ok=True)
-    args = argparse.Namespace(server=server, duration=duration, players=players, full=False, opponent="allball",
-                              config=None, opponent_config=None, composition=composition, noise="simspark",
-                              seed=1 if server == "villa" else None, log_dir=str(log_dir), connect_timeout=60.0,
-                              stall_timeout=60.0, penalty=False, standing=phase == "standing",
-                              on_start=prof.start if prof else None)
+    args = M.match_args(server=server, duration=duration, players=players, composition=composition,
+                        seed=1 if server == "villa" else None, log_dir=str(log_dir), standing=phase == "standing",
+                        on_start=prof.start if prof else None)
     try:
         result = M.play(args)
     finally:

@@ -26,10 +26,8 @@ LATE_LIMIT = 0.01      # share of late answers under which a team "plays in real
 
 
 def run(server: str, players: int, duration: float, composition: str, log_root: Path) -> dict:
-    args = argparse.Namespace(server=server, duration=duration, players=players, full=False, opponent="allball",
-                              config=None, opponent_config=None, composition=composition, noise="simspark",
-                              seed=None, log_dir=str(log_root / f"{server}-{players}"), connect_timeout=90.0,
-                              stall_timeout=60.0, penalty=False, realtime=True)
+    args = M.match_args(server=server, duration=duration, players=players, composition=composition,
+                        log_dir=str(log_root / f"{server}-{players}"), connect_timeout=90.0, realtime=True)
     r = M.play(args)
     teams = [r["teams"]["left"], r["teams"]["right"]]
     late = [r["late"][t["team"]] for t in teams]

@@ -70,15 +70,10 @@ def test_players_stand_and_walk_in_real_time_mode(tmp_path, ros_domain):
 def test_players_stand_in_real_time_mode(tmp_path, ros_domain):
     """Standing (no kick-off) with the server in real time: nobody falls, every perception is answered in time (a
     game's falls come from collisions at the ball, not from the mode: the test above does not count them)."""
-    import argparse
-
     from villa_bringup import match as M
 
-    args = argparse.Namespace(server="villa", duration=8.0, players=1, full=False, opponent="allball", config=None,
-                              opponent_config=None, composition=None, noise="simspark", seed=1,
-                              log_dir=str(tmp_path), connect_timeout=60.0, stall_timeout=60.0, penalty=False,
-                              standing=True, realtime=True)
-    result = M.play(args)
+    result = M.play(M.match_args(duration=8.0, players=1, seed=1, log_dir=str(tmp_path), standing=True,
+                                 realtime=True))
     assert result["duration"] >= 8.0
     for side in ("left", "right"):
         team = result["teams"][side]

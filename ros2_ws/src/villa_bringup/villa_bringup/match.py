@@ -192,6 +192,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "table counts each team's late answers")
 
 
+def match_args(**values) -> argparse.Namespace:
+    """`villa match`'s arguments as its command line gives them by default, with `values` set over them (and the
+    callers' own: standing, on_start): for benches and tests that call play()."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args([])
+    vars(args).update(values)
+    return args
+
+
 def main(args: argparse.Namespace | None = None) -> int:
     if args is None:
         parser = argparse.ArgumentParser(prog="villa match", description=__doc__.splitlines()[0])
@@ -347,18 +357,20 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     account = Accounting(left_team, right_team)
     gt = trainer.truth()
     standing = bool(getattr(args, "standing", False))
-    keys = [(t, u) for t, u in (poses.latest if poses is not None else {})] if standing else []
+    keys = list(poses.latest) if standing and poses is not None else []
 
-    def clock(g) -> float:
-        """The game's time; standing (no kick-off, the game clock stands): the server time the slowest player's pose
-        carries (SimSpark's trainer reads only the game clock)."""
-        if not standing:
-            return g.game_time
-        stamps = [poses.stamps.get(k) for k in keys] if poses is not None else []
+    def server_time(g) -> float:
+        """The trainer's simulated time; standing, the time the slowest player's pose carries (with no kick-off
+        SimSpark's trainer has only the game clock, which stands)."""
+        stamps = [poses.stamps.get(k) for k in keys]
         return min(stamps) if stamps and all(s is not None for s in stamps) else g.sim_time
 
+    def clock(g) -> float:
+        """What --duration counts: the game clock, or the server's time when there is no kick-off."""
+        return server_time(g) if standing else g.game_time
+
     start_game, start_wall = clock(gt), time.monotonic()
-    last_sim, last_advance = clock(gt) if standing else gt.sim_time, time.monotonic()
+    last_sim, last_advance = server_time(gt), time.monotonic()
     last_print = 0.0
     second_half_started = False
     cpu = CpuMeter()
@@ -377,7 +389,7 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
             raise MatchError(f"the simulator exited with code {sim.proc.returncode}: {sim.log()[-500:]}")
         gt = trainer.truth()
         now = time.monotonic()
-        now_sim = clock(gt) if standing else gt.sim_time
+        now_sim = server_time(gt)
         if now_sim > last_sim:
             last_sim, last_advance = now_sim, now
         elif now - last_advance > args.stall_timeout:
