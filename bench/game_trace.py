@@ -2,9 +2,11 @@
 """Benchmark: one game of `villa games` traced every 0.2 simulated s, to see why a game ends as it does.
 
     source scripts/env.sh && python bench/game_trace.py --seed 1 --players 3 --opponent allball [--out runs/trace]
+        [--server simspark] [--game N]
 
 Takes `villa games`' options and plays the game `villa games` plays first with them, or its game number --game (villa
-sim stepped in process: the same game).
+sim stepped in process: the same game). With --server simspark (or --socket) the game runs on a server process, as
+`villa games` plays it there; such a game is not repeatable, so the trace shows one like it.
 Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether it
 is upright, its pose estimate, role, walk order or skill, the motion arbiter's mode, running skill and fall state)
 and trace.png (the ball's x over time with each team's on-ball player's distance to it, and the ball's path on the
@@ -26,10 +28,11 @@ import numpy as np
 from villa_bringup import games as G
 
 
-class TracedGame(G.HostedGame):
-    def __init__(self, spec: G.GameSpec) -> None:
-        super().__init__(spec, "rcssservermj")
-        self.rows: list[dict] = []
+class Traced:
+    """Samples every player's state with each ground-truth sample of the game (a mixin for villa games' Game
+    classes). In a socket game the players run on their own threads: a row is their state near that moment."""
+
+    rows: list[dict]
 
     def sample(self, gt, kick_off, progress) -> float:
         played = super().sample(gt, kick_off, progress)
@@ -58,6 +61,21 @@ class TracedGame(G.HostedGame):
                     "active": pl.motion.player_name or None, "fall_state": pl.motion.fall_state})
         self.rows.append(row)
         return played
+
+
+class TracedHosted(Traced, G.HostedGame):
+    """villa sim stepped in process: the same game `villa games` plays for the seed."""
+
+
+class TracedSocket(Traced, G.SocketGame):
+    """A server process (the real SimSpark, or villa sim with --socket): the game is not repeatable."""
+
+
+def traced_game(spec: G.GameSpec):
+    cls = TracedHosted if spec.server == "villa" and not spec.socket else TracedSocket
+    game = cls(spec, "simspark" if spec.server == "simspark" else "rcssservermj")
+    game.rows = []
+    return game
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -121,13 +139,14 @@ def main() -> None:
     error = G.check_arguments(a)
     if error:
         ap.error(error)
-    if a.server != "villa" or a.socket:
-        ap.error("the trace steps villa sim in process: --server villa without --socket")
     out = Path(a.out or "runs/trace")
     out.mkdir(parents=True, exist_ok=True)
     a.out = str(out)
     spec = G.specs_from_args(a)[a.game]
-    game = TracedGame(spec)
+    game = traced_game(spec)
+    if a.server == "simspark":
+        print(f"the real SimSpark: game {a.game} (seed {spec.seed}), {spec.duration:.0f} simulated s; a socket game "
+              "is not repeatable", flush=True)
     result = game.play(threading.Event(), lambda played: None)
     with open(out / "trace.jsonl", "w") as f:
         for r in game.rows:

@@ -198,6 +198,7 @@ def test_kick_tracker_follows_where_the_ball_went():
         tracker.sample([done, refused] if t > 2 else [done], gt(t, -x, 0.0), "right")
     kicked, other = tracker.entries(3)
     assert kicked["ball_moved"] == pytest.approx(2.0) and kicked["off_goal_deg"] == pytest.approx(0.0)
+    assert kicked["from"] == pytest.approx([1.0, 0.0]) and kicked["to"] == pytest.approx([3.0, 0.0])   # team frame
     assert kicked["time"] == pytest.approx(1.6) and kicked["unum"] == 3 and kicked["outcome"] == "completed"
     assert other["outcome"] == "refused" and "40%" in other["reason"] and "ball_moved" not in other
 

@@ -135,7 +135,7 @@ class KickTracker:
     def __init__(self) -> None:
         self.seen: dict[int, tuple[float, object]] = {}                    # record number -> (game time, record)
         self.follow: dict[int, tuple[float, tuple[float, float]]] = {}     # -> (game time, ball at the start)
-        self.moved: dict[int, tuple[float, float]] = {}                    # -> (m moved, degrees off the goal)
+        self.moved: dict[int, tuple] = {}          # -> (m moved, degrees off the goal, ball at the start, KICK_FOLLOW s on)
 
     def sample(self, log, gt, side: str) -> None:
         bx, by, _ = team_relative(side, gt.ball[0], gt.ball[1], 0.0)
@@ -149,7 +149,7 @@ class KickTracker:
                 x0, y0 = self.follow[r.n][1]
                 goal = math.atan2(-y0, F_HALF_LENGTH - x0)
                 off = math.degrees(math.remainder(math.atan2(by - y0, bx - x0) - goal, 2 * math.pi))
-                self.moved[r.n] = (math.hypot(bx - x0, by - y0), off)
+                self.moved[r.n] = (math.hypot(bx - x0, by - y0), off, (x0, y0), (bx, by))
 
     def entries(self, unum: int) -> list[dict]:
         out = []
@@ -159,7 +159,9 @@ class KickTracker:
             if r.reason:
                 e["reason"] = r.reason
             if n in self.moved:
-                e["ball_moved"], e["off_goal_deg"] = round(self.moved[n][0], 2), round(self.moved[n][1], 1)
+                moved, off, start, end = self.moved[n]
+                e["ball_moved"], e["off_goal_deg"] = round(moved, 2), round(off, 1)
+                e["from"], e["to"] = [round(v, 2) for v in start], [round(v, 2) for v in end]
             out.append(e)
         return out
 
