@@ -4,7 +4,9 @@
     source scripts/env.sh && python bench/sim_speed.py [--counts 1 4 11 22] [--seconds 10] [--noise off]
 
 Each Nao is a trivial agent answering every perception with a PD hold of the zero pose (the cheapest
-possible agent), so the figure is the simulator's own cost plus protocol overhead on this machine.
+possible agent), so the figure is the simulator's own cost plus protocol overhead on this machine. The trainer that
+reads the simulated time asks for the ground truth alone (villa_sim.server.VillaMonitor); a viewer such as RoboViz,
+which takes the whole scene graph every other cycle, costs more.
 """
 
 from __future__ import annotations

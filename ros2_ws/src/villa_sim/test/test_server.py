@@ -108,6 +108,34 @@ def test_trainer_kicks_off_places_ball_and_players():
         a.close()
 
 
+def test_the_trainer_gets_the_truth_without_the_scene_graph_and_other_monitors_get_both():
+    import socket
+
+    from villa_bridge import framing
+    from villa_sim.trainer import parse_ground_truth
+
+    class Recording(Trainer):
+        def __init__(self, port):
+            self.frames = []
+            super().__init__(port=port)
+
+        def _next_truth(self):
+            data = bytes(framing.recv_frame(self._sock, self.MAX_FRAME))
+            self.frames.append(data)
+            return parse_ground_truth(data)
+
+    with SimProcess() as sim, Recording(sim.monitor_port) as trainer, \
+            socket.create_connection(("127.0.0.1", sim.monitor_port), timeout=10) as viewer:
+        t0 = trainer.wait_for(lambda g: True).sim_time
+        trainer.wait_sim_time(t0 + 0.5, timeout=30)            # its (villaTruthOnly) has long been applied
+        seen = len(trainer.frames)
+        trainer.wait_sim_time(t0 + 1.0, timeout=30)
+        later = trainer.frames[seen:]
+        assert later and all(b"(GT " in f and b"(sg " not in f for f in later)
+        frames = [framing.recv_frame(viewer) for _ in range(3)]      # a monitor that did not ask: the whole state
+        assert all(b"(GT " in f for f in frames) and any(b"(sg " in f for f in frames)
+
+
 def test_unknown_actuator_and_garbage_do_not_kill_the_server():
     with SimProcess() as sim:
         a = RawAgent(sim.agent_port, "nao", "villa", 4)

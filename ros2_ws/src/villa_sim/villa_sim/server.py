@@ -6,7 +6,10 @@ import logging
 import signal
 from dataclasses import dataclass
 
+from rcsssmj.games.soccer.server.soccer_command_parser import SoccerCommandParser
 from rcsssmj.games.soccer.server.soccer_server import SoccerSimServer
+from rcsssmj.server.remote_monitor import RemoteMonitor
+from rcsssmj.sim.state_info import SceneGraph
 
 from villa_sim.simulation import VillaActionParser, VillaSoccerSimulation
 
@@ -25,8 +28,40 @@ class SimOptions:
     seed: int | None = None
 
 
+TRUTH_ONLY = "villaTruthOnly"     # a monitor's command (villa_sim.trainer.Trainer): no scene graph in its messages
+
+
+class _MonitorCommands(SoccerCommandParser):
+    """The soccer monitor commands, plus (villaTruthOnly) for the monitor connection it parses for."""
+
+    def __init__(self, monitor: VillaMonitor) -> None:
+        super().__init__()
+        self._monitor = monitor
+
+    def parse_node(self, node):
+        if node[0] == TRUTH_ONLY.encode():
+            self._monitor.truth_only = True
+            return None
+        return super().parse_node(node)
+
+
+class VillaMonitor(RemoteMonitor):
+    """rcssservermj's remote monitor; once its client sends (villaTruthOnly), its messages leave out the scene graph
+    and carry the ground truth and game state alone. A trainer reads only those, and serializing every body of 22
+    Naos for it was a third of the simulation thread's time (issue 21, bench/sim_speed.py)."""
+
+    def __init__(self, conn) -> None:
+        super().__init__(conn, _MonitorCommands(self))
+        self.truth_only = False
+
+    def update(self, state_info, frame_id: int, last_recompilation: int) -> None:
+        if self.truth_only:
+            state_info = [si for si in state_info if not isinstance(si, SceneGraph)]
+        super().update(state_info, frame_id, last_recompilation)
+
+
 class VillaSimServer(SoccerSimServer):
-    """rcssservermj's soccer server with our action parser (adds SimSpark's say)."""
+    """rcssservermj's soccer server with our action parser (adds SimSpark's say) and monitors (VillaMonitor)."""
 
     def __init__(self, sim: VillaSoccerSimulation, options: SimOptions) -> None:
         super().__init__(sim=sim, host=options.host, agent_port=options.agent_port,
@@ -34,6 +69,10 @@ class VillaSimServer(SoccerSimServer):
                          render=options.render)
         # The agent listener builds each RemoteSoccerAgent with this parser when a client connects.
         self._action_parser = VillaActionParser()
+
+    def _run_remote_monitor(self, monitor: RemoteMonitor) -> None:
+        # The monitor listener builds an rcssservermj RemoteMonitor for each connection: ours serves it instead.
+        super()._run_remote_monitor(VillaMonitor(monitor._conn))
 
 
 def run(options: SimOptions) -> int:

@@ -376,6 +376,7 @@ class SimSparkTrainer(Trainer):
     """
 
     SERVER = "SimSpark"
+    HELLO = ""                          # SimSpark's monitor needs the scene graph: the ground truth is read from it
 
     def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
         self.scene = MonitorScene()

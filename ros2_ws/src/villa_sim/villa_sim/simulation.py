@@ -151,6 +151,7 @@ class VillaSoccerSimulation(SoccerSimulation):
         self._audio = SayHearModel()
         self._unknown_actuators: set[str] = set()
         self._hinges: dict[str, tuple] = {}      # <prefix><eff> -> actuators, joint addresses, range, gains
+        self._pd_actuators: dict[str, tuple[int, int, int]] = {}   # <prefix><eff> -> tau, pos, vel actuator ids
         self._velocity: dict[str, float] = {}    # effectors in velocity mode -> commanded velocity (rad/s)
         self._sensing = Sensing()
         self._feet: dict[str, dict[int, str]] = {}      # agent prefix -> foot geom ids (of the compiled model)
@@ -207,6 +208,7 @@ class VillaSoccerSimulation(SoccerSimulation):
             self._mj_spec = spec
         self._ball_drag()
         self._hinges, self._servo, self._feet = {}, None, {}    # actuator, joint and geom ids change with the model
+        self._pd_actuators = {}
         self._velocity = {e: v for e, v in self._velocity.items() if self._hinge(e) is not None}   # robots that stay
 
     def _pre_step(self) -> None:
@@ -277,14 +279,26 @@ class VillaSoccerSimulation(SoccerSimulation):
             self._servo[3][self._servo[4][effector]] = v
 
     def ctrl_motor(self, name: str, q: float, dq: float, kp: float, kd: float, tau: float) -> None:
+        """rcssservermj's PD command, as its ctrl_motor sets it, through actuator ids looked up once per model (its
+        six lookups by name per joint were a fifth of the simulation thread with 22 Naos; issue 21)."""
         if self._velocity.pop(name, None) is not None:   # rcssservermj's PD command: out of velocity mode
             self._servo = None
-        try:
-            super().ctrl_motor(name, q, dq, kp, kd, tau)
-        except KeyError:
-            if name not in self._unknown_actuators:
-                self._unknown_actuators.add(name)
-                logger.warning("ignoring commands for unknown actuator %s", name)
+        ids = self._pd_actuators.get(name)
+        if ids is None:
+            model = self._mj_model
+            ids = tuple(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name + k) for k in ("_tau", "_pos",
+                                                                                                  "_vel"))
+            if min(ids) < 0:
+                if name not in self._unknown_actuators:
+                    self._unknown_actuators.add(name)
+                    logger.warning("ignoring commands for unknown actuator %s", name)
+                return
+            self._pd_actuators[name] = ids
+        tau_id, pos, vel = ids
+        model, ctrl = self._mj_model, self._mj_data.ctrl
+        ctrl[tau_id], ctrl[pos], ctrl[vel] = tau, q, dq
+        model.actuator_gainprm[pos, 0], model.actuator_biasprm[pos, 1] = kp, -kp
+        model.actuator_gainprm[vel, 0], model.actuator_biasprm[vel, 2] = kd, -kd
 
     def _servos(self):
         if self._servo is None:

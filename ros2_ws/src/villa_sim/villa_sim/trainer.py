@@ -1,8 +1,9 @@
 """A trainer/monitor client for `villa sim`: set the play mode, kick off, place ball and players, read ground truth.
 
 It speaks rcssservermj's monitor protocol (length-prefixed S-expressions on the monitor port) and reads
-the `(GT ...)` block our simulation adds to every monitor message (every 2 cycles). Poses are in the
-server's global frame (the left team's field frame), metres and radians.
+the `(GT ...)` block our simulation adds to every monitor message (every 2 cycles); it asks villa sim to leave the
+scene graph out of its messages (villa_sim.server.VillaMonitor). Poses are in the server's global frame (the left
+team's field frame), metres and radians.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class Trainer:
 
     SERVER = "the simulation"           # in error messages
     MAX_FRAME = 16 << 20                # bytes: a monitor message
+    HELLO = "(villaTruthOnly)"          # sent on connecting: villa sim's messages without the scene graph
 
     def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
         deadline = time.monotonic() + connect_timeout
@@ -101,6 +103,8 @@ class Trainer:
         self._closed = False
         self._reader = threading.Thread(target=self._read_loop, name=f"{type(self).__name__}-reader", daemon=True)
         self._reader.start()
+        if self.HELLO:
+            self.send(self.HELLO)
 
     # --- commands -----------------------------------------------------------------------------------
     def send(self, command: str) -> None:
