@@ -226,3 +226,37 @@ def test_sync_mode_waits_for_alive_motion_and_a_watchdog_answers_for_dead_motion
     finally:
         session.stop()
         th.join(5)
+
+
+def test_on_answered_comes_after_the_answer_went_out(server):
+    """The owner's on_answered gets the perception after its answer was sent (the ROS bridge publishes all but motion's
+    inputs then): the server has the answer before the callback runs, and the callback never delays it."""
+    sent_before = []
+    answered = []
+    done = threading.Event()
+
+    def on_answered(p):
+        server.conn.settimeout(0.5)
+        try:                                   # the answer is already on the wire: readable without waiting
+            sent_before.append(parse(server.recv())[-1] == ["syn"])
+        finally:
+            server.conn.settimeout(10)
+        answered.append(p.time)
+        if len(answered) >= 2:
+            done.set()
+
+    session = BridgeSession(SimSparkBackend("villa", 7), SessionConfig(port=server.port, target_deadline=0.01),
+                            on_answered=on_answered)
+    th = start(session)
+    try:
+        server.accept()
+        server.recv()                                            # scene
+        server.send(PLAIN.format(t=1.0))                         # the first perception: answered with init
+        server.recv()
+        for t in (1.02, 1.04):
+            server.send(CONFIRM.format(t=t))
+        assert done.wait(5)
+        assert answered == [pytest.approx(1.02), pytest.approx(1.04)] and all(sent_before)
+    finally:
+        session.stop()
+        th.join(5)

@@ -49,7 +49,8 @@ class BridgeNode(Node):
         self.create_subscription(String, "say", self._on_say, QOS)
         self._allowed = {j.name for j in self.backend.joints}
         self.session = BridgeSession(self.backend, session_config(self.params), on_perception=self._publish,
-                                     on_cycle=self._on_cycle, log=self.get_logger())
+                                     on_cycle=self._on_cycle, on_answered=self._publish_rest,
+                                     log=self.get_logger())
         self._last_stats = (0, 0, 0)
         period = float(self.params["stats_period"])
         if period > 0:
@@ -68,16 +69,26 @@ class BridgeNode(Node):
             self.get_logger().error(f"bridge: socket loop stopped: {type(e).__name__}: {e}")
 
     def _publish(self, p: Perception, _t0: float) -> None:
+        """Before the cycle's answer: the clock and motion's inputs. Everything else waits for the answer
+        (_publish_rest): published now, its callbacks (the strategy's decision on game_state, perception's vision
+        frame) ran in the player's executor before the bridge's joint-target callback and made answers late in
+        real-time mode (issue 21)."""
         if p.time is None:
             return
         t = messages.stamp(p.time)
-        side = self.session.side
         self._pub_clock.publish(messages.clock(p.time))
         imu = messages.imu(p, t)                      # before the joint states: motion's cycle balances on this
         if imu is not None:                           # cycle's angular rate
             self._pub_imu.publish(imu)
         if p.joint_names:
             self._pub_js.publish(messages.joint_state(p, t))
+
+    def _publish_rest(self, p: Perception) -> None:
+        """After the cycle's answer went out: the rest of the perception."""
+        if p.time is None:
+            return
+        t = messages.stamp(p.time)
+        side = self.session.side
         self._pub_feet.publish(messages.foot_contacts(p, t, self.toes))
         gs = messages.game_state(p, t, self.session.unum, side, self.team)
         if gs is not None:

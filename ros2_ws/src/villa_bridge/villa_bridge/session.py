@@ -1,8 +1,10 @@
 """The bridge's socket loop, free of ROS: connect, handshake, and one effector message per perception.
 
 Per cycle (architecture.md "Timing"): blocking receive of a perception -> parse -> hand it to the owner
-(the node publishes) -> wait for this cycle's joint targets -> send one message with every joint command, beam,
-say and (syn). How long to wait depends on the server:
+(``on_perception``: the node publishes the clock and motion's inputs) -> wait for this cycle's joint targets -> send
+one message with every joint command, beam, say and (syn) -> hand the perception on again (``on_answered``: the node
+publishes the rest, whose callbacks would otherwise run before its joint-target callback). How long to wait depends
+on the server:
 
 - sync mode (the server waits for every agent anyway): as long as motion is alive, up to a watchdog
   (``sync_watchdog`` wall s). A watchdog that expires counts the cycle late and marks motion dead: from then on the
@@ -123,9 +125,11 @@ class BridgeSession:
                  on_perception: Callable[[Perception, float], None] | None = None,
                  on_cycle: Callable[[float, bool], None] | None = None,
                  on_confirmed: Callable[[int, str], None] | None = None,
+                 on_answered: Callable[[Perception], None] | None = None,
                  log: logging.Logger | None = None) -> None:
         self.backend, self.config = backend, config
         self.on_perception = on_perception or (lambda p, t: None)
+        self.on_answered = on_answered or (lambda p: None)
         self.on_cycle = on_cycle or (lambda latency, late: None)
         self.on_confirmed = on_confirmed or (lambda unum, side: None)
         self.log = log or logger
@@ -146,6 +150,7 @@ class BridgeSession:
         self._cycle_time: float | None = None     # server time of the perception being answered
         self._motion_dead = True                  # sync mode: the watchdog expired and no targets came since
         self._first = True                        # the next message is the connection's first
+        self._answered: Perception | None = None  # the perception the last answer went to (for on_answered)
 
     # --- called from other threads -------------------------------------------------------------------
     def submit_targets(self, targets: Mapping[str, JointTarget], stamp: float | None = None) -> None:
@@ -241,6 +246,7 @@ class BridgeSession:
             reply = self.answer(data)
             if reply is not None:
                 self._send(sock, reply)
+            self.answered()
 
     # --- one exchange (the socket loop's, or an in-process server's: villa_sim.hosted) ---------------------------
     def begin(self) -> list[str]:
@@ -250,9 +256,11 @@ class BridgeSession:
         return self.backend.hello()
 
     def answer(self, data: bytes | None) -> str:
-        """One message from the server (None: an oversized one that was skipped) -> the message to send back."""
+        """One message from the server (None: an oversized one that was skipped) -> the message to send back; the
+        sender calls `answered()` once it went out."""
         t0 = time.monotonic()
         perception = None
+        self._answered = None
         try:
             if data is not None:
                 perception = parse_perception(data)
@@ -280,6 +288,7 @@ class BridgeSession:
             angles = dict(zip(names, pos.tolist(), strict=True))
             self._guarded(self.on_perception, perception, t0)
             self.stats.spoiled += perception.spoiled
+            self._answered = perception
         # motion answers published joint states only: no perception, nothing to wait for
         late = self._wait_targets(t0) if perception is not None and angles else False
         reply = self._compose(angles)
@@ -287,6 +296,13 @@ class BridgeSession:
         self.stats.cycles += 1
         self._guarded(self.on_cycle, latency, late)
         return reply
+
+    def answered(self) -> None:
+        """The answer to the last perception went out: `on_answered` with that perception (what the owner hands on
+        only after the cycle's answer)."""
+        p, self._answered = self._answered, None
+        if p is not None:
+            self._guarded(self.on_answered, p)
 
     def _guarded(self, callback, *args) -> None:
         """Run an owner callback; an exception there must not stop the control loop (the server waits on us)."""
