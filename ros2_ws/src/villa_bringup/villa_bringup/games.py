@@ -135,7 +135,7 @@ class KickTracker:
     def __init__(self) -> None:
         self.seen: dict[int, tuple[float, object]] = {}                    # record number -> (game time, record)
         self.follow: dict[int, tuple[float, tuple[float, float]]] = {}     # -> (game time, ball at the start)
-        self.moved: dict[int, tuple] = {}          # -> (m moved, degrees off the goal, ball at the start, KICK_FOLLOW s on)
+        self.moved: dict[int, tuple] = {}   # -> (m moved, degrees off the goal, ball at the start, KICK_FOLLOW s later)
 
     def sample(self, log, gt, side: str) -> None:
         bx, by, _ = team_relative(side, gt.ball[0], gt.ball[1], 0.0)

@@ -42,6 +42,30 @@ def test_kick_when_an_opponent_approaches_and_dribble_otherwise():
     assert d.skill is None
 
 
+def test_a_kick_the_motion_already_runs_is_asked_again_with_the_newer_ball_without_the_approach(monkeypatch):
+    """Issue 21: while the motion stops for (or runs) the kick the player asked for, the decision asks for it again with
+    the ball where it now lies, without the approach's reach checks (4-75 ms a cycle made real-time answers late)."""
+    p = _player()
+    ball, opp = (0.0, 0.0), [(2.5, 0.3)]
+    kick, at, face, _ = KK.choose_kick(p.kicks, (-1.0, 0.0), 0.0, ball, 0.0)
+    p.decide(_view((-1.0, 0.0, 0.0), ball, opp), D.PLAY_ON, 1.0, True)
+    d = p.decide(_view((at[0], at[1], face), ball, opp), D.PLAY_ON, 3.0, True)
+    assert d.skill == f"kick_{kick.name}"
+    monkeypatch.setattr(B, "kick_approach", lambda *a, **k: pytest.fail("the approach ran for a running kick"))
+    moved = (0.01, -0.005)
+    view = D.WorldView(pose=(at[0], at[1], face), ball=moved, teammates={1: (-14.0, 0.0)}, opponents=opp,
+                       kick_running=d.skill)
+    again = p.decide(view, D.PLAY_ON, 3.02, True)
+    c, s = math.cos(face), math.sin(face)
+    rel = (c * (moved[0] - at[0]) + s * (moved[1] - at[1]), -s * (moved[0] - at[0]) + c * (moved[1] - at[1]))
+    assert again.skill == d.skill and again.walk is None
+    assert (again.skill_params["ball_x"], again.skill_params["ball_y"]) == pytest.approx(rel)
+    # another kick running (or none): the decision approaches as before
+    with pytest.raises(pytest.fail.Exception):
+        p.decide(D.WorldView(pose=(at[0], at[1], face), ball=moved, teammates={1: (-14.0, 0.0)}, opponents=opp,
+                             kick_running="kick_other_L"), D.PLAY_ON, 3.04, True)
+
+
 def test_kick_choice_follows_the_cost_for_a_ball_to_the_side():
     p = _player(simulator="simspark")                 # SimSpark keeps in90 in play, a kick 90 degrees inward
     # the goal is straight ahead of the ball; we stand to the ball's right, facing +y (90 degrees turned): a kick

@@ -52,6 +52,7 @@ class WorldView:
     opponents: list[tuple[float, float]] = field(default_factory=list)
     sees_ball: bool = False
     since_beam: float = math.inf     # s since our last beam (the robot and its estimates settle after the drop)
+    kick_running: str = ""           # the kick skill the motion stops for or runs (kick_<name>), "" for none
 
 
 @dataclass
@@ -430,6 +431,12 @@ class TeamPlayer:
             return None                                         # no kick in play here: dribble
         if self._kick_since is None:
             self._kick_since = game_time
+        if w.kick_running and w.kick_running == f"kick_{self.kicker.current}":
+            # the motion already stops for (or runs) this kick, having checked it can reach the ball: ask for it again
+            # with the newer ball only; the approach's reach checks (4-75 ms a cycle as the ball estimate moves by
+            # millimetres) made real-time answers late in bursts at every kick (issue 21)
+            rel = F.to_local(ball, me, theta)
+            return tuple(ball), None, w.kick_running, {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
         step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread)
         return step.target, step.walk, step.skill, dict(step.params or {})
 

@@ -123,7 +123,9 @@ class StrategyStage:
                          teammates={t.unum: t.position for t in w.teammates if t.valid and t.unum},
                          opponents=[t.position for t in w.opponents if t.valid],
                          sees_ball=w.ball_valid and w.ball_last_seen is not None
-                         and w.t - w.ball_last_seen <= SEES_BALL_FOR, since_beam=since_beam)
+                         and w.t - w.ball_last_seen <= SEES_BALL_FOR, since_beam=since_beam,
+                         kick_running=self.motion_active if self.skill_running
+                         and self.motion_active.startswith("kick_") else "")
 
     # --- one decision per cycle -----------------------------------------------------------------------------
     def decide(self, t: float, play_mode: int, game_time: float, side_left: bool) -> Commands:
