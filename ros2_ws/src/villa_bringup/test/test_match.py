@@ -80,3 +80,17 @@ def test_players_stand_in_real_time_mode(tmp_path, ros_domain):
         cycles, late = result["late"][team["team"]]
         assert cycles >= 0.9 * 50 * result["duration"] and late < 0.05 * cycles, (team["team"], cycles, late)
         assert team["falls"] == 0 and team["down"] == 0.0, team
+
+
+def test_a_failing_stop_does_not_leave_the_rest_running():
+    from villa_bringup.match import _stop_all
+
+    called = []
+
+    def fails():
+        called.append("team B")
+        raise RuntimeError("team B would not stop")
+
+    with pytest.raises(RuntimeError, match="team B"):
+        _stop_all([fails, lambda: called.append("team A"), lambda: called.append("server")])
+    assert called == ["team B", "team A", "server"]

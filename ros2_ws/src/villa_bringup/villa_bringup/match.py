@@ -323,19 +323,26 @@ def play(args: argparse.Namespace) -> dict:
         before = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
         result = _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
     finally:
-        for r in reversed(runners):
-            r.stop()
-        if poses is not None:
-            poses.close()
-        if trainer is not None:
-            trainer.close()
-        if sim is not None:
-            sim.stop()
-        lease.release()
+        _stop_all([r.stop for r in reversed(runners)] + [x.close for x in (poses, trainer) if x is not None]
+                  + ([sim.stop] if sim is not None else []) + [lease.release])
     after = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
     result["late"] = {team: (after[team][0] - before[team][0], after[team][1] - before[team][1]) for team in after}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+def _stop_all(stops) -> None:
+    """Call every stop, each even when one before it raised (a failed stop must not leave the server or the other
+    team running: seen once, a player and villa sim left behind by a test), then raise the first failure."""
+    first = None
+    for stop in stops:
+        try:
+            stop()
+        except Exception as e:  # logged, and raised after the others
+            _log(f"stopping failed: {type(e).__name__}: {e}")
+            first = first or e
+    if first is not None:
+        raise first
 
 
 BRIDGE_STATS = re.compile(r"bridge: (\d+) cycles, (\d+) late")
