@@ -60,6 +60,10 @@ def test_a_kick_the_motion_already_runs_is_asked_again_with_the_newer_ball_witho
     rel = (c * (moved[0] - at[0]) + s * (moved[1] - at[1]), -s * (moved[0] - at[0]) + c * (moved[1] - at[1]))
     assert again.skill == d.skill and again.walk is None
     assert (again.skill_params["ball_x"], again.skill_params["ball_y"]) == pytest.approx(rel)
+    # the ball rolled out of the kick's reach: approach again (the motion would refuse the kick)
+    with pytest.raises(pytest.fail.Exception):
+        p.decide(D.WorldView(pose=(at[0], at[1], face), ball=(0.3, 0.2), teammates={1: (-14.0, 0.0)}, opponents=opp,
+                             kick_running=d.skill), D.PLAY_ON, 3.03, True)
     # another kick running (or none): the decision approaches as before
     with pytest.raises(pytest.fail.Exception):
         p.decide(D.WorldView(pose=(at[0], at[1], face), ball=moved, teammates={1: (-14.0, 0.0)}, opponents=opp,

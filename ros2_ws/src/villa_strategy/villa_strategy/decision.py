@@ -431,12 +431,15 @@ class TeamPlayer:
             return None                                         # no kick in play here: dribble
         if self._kick_since is None:
             self._kick_since = game_time
-        if w.kick_running and w.kick_running == f"kick_{self.kicker.current}":
-            # the motion already stops for (or runs) this kick, having checked it can reach the ball: ask for it again
-            # with the newer ball only; the approach's reach checks (4-75 ms a cycle as the ball estimate moves by
-            # millimetres) made real-time answers late in bursts at every kick (issue 21)
+        running = self.kicks.get(self.kicker.current or "")
+        if running is not None and w.kick_running == f"kick_{running.name}":
+            # the motion already stops for (or runs) this kick: ask for it again with the newer ball while the kick
+            # engine reaches it from there (the motion's own test, without the approach's 1 cm margin around it); the
+            # approach's checks of five points (4-75 ms a cycle as the ball estimate moves by millimetres) made
+            # real-time answers late in bursts at every kick (issue 21)
             rel = F.to_local(ball, me, theta)
-            return tuple(ball), None, w.kick_running, {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
+            if KK.reachable(running, rel, self.body.stand(self.body.kick_set()), self.body.robot_type):
+                return tuple(ball), None, w.kick_running, {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
         step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread)
         return step.target, step.walk, step.skill, dict(step.params or {})
 
