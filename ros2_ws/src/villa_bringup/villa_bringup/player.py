@@ -107,19 +107,23 @@ def main(argv: list[str] | None = None) -> int:
     nodes = []
     code = 0
     try:
-        for spec in specs:
-            node = create_node(spec, ros_args)
-            nodes.append(node)
-            executor.add_node(node)
-        names = ", ".join(n.get_fully_qualified_name() for n in nodes)
-        nodes[0].get_logger().info(f"player {config.team} #{player.unum}: running {names} in one process")
-        while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
+        try:
+            for spec in specs:
+                node = create_node(spec, ros_args)
+                nodes.append(node)
+                executor.add_node(node)
+        except ValueError as e:  # a node refused its parameters: one clear line
+            print(f"player {config.team} #{player.unum}: {e}", file=sys.stderr)
+            code = 2
+        else:
+            names = ", ".join(n.get_fully_qualified_name() for n in nodes)
+            nodes[0].get_logger().info(f"player {config.team} #{player.unum}: running {names} in one process")
+            # a callback's exception ends the process with its traceback (the supervisor restarts it); before, a
+            # ValueError there ended it with one line, as if the parameters were bad (seen in real-time matches)
+            while not stop.is_set() and rclpy.ok():
+                executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except ValueError as e:  # a node refused its parameters: one clear line
-        print(f"player {config.team} #{player.unum}: {e}", file=sys.stderr)
-        code = 2
     finally:
         for node in nodes:
             try:
