@@ -431,16 +431,11 @@ class TeamPlayer:
             return None                                         # no kick in play here: dribble
         if self._kick_since is None:
             self._kick_since = game_time
-        running = self.kicks.get(self.kicker.current or "")
-        if running is not None and w.kick_running == f"kick_{running.name}":
-            # the motion already stops for (or runs) this kick: ask for it again with the newer ball while the kick
-            # engine reaches it from there (the motion's own test, without the approach's 1 cm margin around it); the
-            # approach's checks of five points (4-75 ms a cycle as the ball estimate moves by millimetres) made
-            # real-time answers late in bursts at every kick (issue 21)
-            rel = F.to_local(ball, me, theta)
-            if KK.reachable(running, rel, self.body.stand(self.body.kick_set()), self.body.robot_type):
-                return tuple(ball), None, w.kick_running, {"ball_x": float(rel[0]), "ball_y": float(rel[1])}
-        step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread)
+        # the motion already stops for (or runs) this kick: ask for it again with the newer ball, without the
+        # approach's reach checks (bursts of late real-time answers at every kick, issue 21)
+        step = self.kicker.again(me, theta, ball) if w.kick_running == f"kick_{self.kicker.current}" else None
+        if step is None:
+            step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread)
         return step.target, step.walk, step.skill, dict(step.params or {})
 
     def _on_ball(self, w: WorldView, ball, me, theta, obstacles):
