@@ -72,7 +72,16 @@ class MotionNode(Node):
                                f"skills {', '.join(sorted(a.skills))}, kicks {', '.join(sorted(a.kicks))}")
 
     def _log(self, level: str, text: str) -> None:
-        getattr(self.get_logger(), level)(text)
+        """The arbiter's log lines at their severity. rclpy ties one severity to each line that logs and raises
+        ValueError at another from the same line: one call per severity (a refused kick's warning, then a kick's
+        info, ended players mid-match in real-time SimSpark matches)."""
+        logger = self.get_logger()
+        if level == "error":
+            logger.error(text)
+        elif level == "warning":
+            logger.warning(text)
+        else:
+            logger.info(text)
 
     def _on_walk(self, msg: WalkCommand) -> None:
         with self._lock:
