@@ -104,6 +104,24 @@ def test_summary_counts_results_and_standard_error():
     assert "falls by cause, A: collision 3, walking 3" in G.table(s)
 
 
+def test_accounting_times_each_kick_off_until_the_ball_leaves_its_spot():
+    """`villa match` sees only the truth: per kick-off, the s until the ball lay KICKOFF_MOVED m off its spot; a
+    kick-off the referee ended with the ball still there stays None."""
+    from villa_bringup.accounting import Accounting
+    from villa_sim.trainer import GroundTruth
+
+    acc = Accounting("villa", "other")
+    # (game time, mode, ball x): ours kicked at 1.2 s (a touch of 0.1 m before it does not count); theirs never moved
+    # the ball before the referee's PlayOn; a second of ours is still running when the game ends
+    samples = [(0.0, "BeforeKickOff", 0.0), (0.2, "KickOff_Left", 0.0), (1.0, "KickOff_Left", 0.1),
+               (1.4, "PlayOn", 0.45), (30.0, "PlayOn", 6.0), (31.0, "KickOff_Right", 0.0),
+               (46.0, "PlayOn", 0.05), (47.0, "PlayOn", 0.05), (60.0, "KickOff_Left", 0.0), (61.0, "KickOff_Left", 0.0)]
+    for t, mode, x in samples:
+        acc.sample(GroundTruth(t, t, mode, 0, 0, (x, 0.0, 0.04), (0.0, 0.0, 0.0), {}))
+    assert acc.summary("left")["kickoff_times"] == [1.2, None]
+    assert acc.summary("right")["kickoff_times"] == [None]
+
+
 def test_accounting_counts_a_fall_once_and_the_time_down():
     from villa_bringup.accounting import Accounting
     from villa_sim.trainer import GroundTruth, PlayerTruth

@@ -21,6 +21,9 @@ def test_short_2v2_match_completes(tmp_path, ros_domain):
     assert left["team"] == "villa" and right["team"] == "allball"
     assert left["possession"] + right["possession"] == pytest.approx(1.0)
     assert left["loc_samples"] > 0                         # every player published its pose
+    assert len(left["kickoff_times"]) == 1 and left["kickoff_times"][0] is not None \
+        and left["kickoff_times"][0] <= 3.0, left["kickoff_times"]     # our kick-off kicked within 3 s (issue 19)
+    assert "kick-off: ball moved" in r.stdout
     cpu = result["cpu_seconds"]                            # the simulator and both teams were measured
     assert set(cpu) == {"simulator", "villa", "allball"} and all(v > 0 for v in cpu.values())
     assert "CPU s per simulated s" in r.stdout

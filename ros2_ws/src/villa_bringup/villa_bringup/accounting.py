@@ -6,7 +6,8 @@ team carries the ball short of a goal),
 falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall: a fall ends only when the robot has
 stood upright, up-axis above RECOVERED_UPRIGHT, for RECOVERED_TIME, so a get-up that folds the torso forward or fails
 and starts again is not counted as new falls), the share of robot samples down, and each upright robot's localization
-error (its own pose estimate against the truth, in its team's field frame).
+error (its own pose estimate against the truth, in its team's field frame), and per kick-off the s until the ball moved
+off its spot.
 
 Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
 robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before: a teammate or
@@ -34,6 +35,7 @@ AFTER_GETUP = 3.0             # s: a fall this soon after a get-up ended is the 
 TURNING = 0.3                 # rad/s: a walk turning faster than this is "turning"
 WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
 ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
+KICKOFF_MOVED = 0.3           # m from its spot at the kick-off: the ball moved this far has been kicked off
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class TeamStats:
     ball_x_sum: float = 0.0           # the ball's x in the team's own frame, summed over samples (territory)
     attack_samples: int = 0           # samples with the ball in the team's attacking third
     walked: float = 0.0               # m the team's upright robots moved between samples, summed
+    kickoffs: list[float | None] = field(default_factory=list)   # per own kick-off: s until the ball moved
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -126,6 +129,8 @@ class Accounting:
         self._up_since: dict[tuple[str, int], float | None] = {}
         self._closest: dict[tuple[str, int], deque] = {}       # (sim time, nearest other robot m) in CONTACT_WINDOW
         self._last_xy: dict[tuple[str, int], tuple[float, float]] = {}
+        self._mode: str | None = None
+        self._kickoff: tuple[str, float, tuple[float, float]] | None = None   # side, game time, ball: not moved yet
 
     def sample(self, gt, estimates: Mapping[tuple[str, int], tuple[float, float, float]] | None = None) -> None:
         """One ground-truth sample; `estimates`: (team name, unum) -> the player's own pose estimate (x, y, yaw)."""
@@ -167,12 +172,29 @@ class Accounting:
                 st.heading_errors.append(abs(math.degrees(math.remainder(est[2] - tyaw, 2 * math.pi))))
         if best is not None:
             self.stats[best].possession_samples += 1
+        self._watch_kickoff(gt)
         for side, st in self.stats.items():
             bx = team_relative(side, gt.ball[0], gt.ball[1], 0.0)[0]
             st.ball_x_sum += bx
             st.attack_samples += bx > ATTACK_THIRD
         self.samples += 1
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
+
+    def _watch_kickoff(self, gt) -> None:
+        """Each kick-off (the play mode turning KickOff_Left / _Right): the s until the ball first lies KICKOFF_MOVED m
+        from its spot then, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode
+        to PlayOn after its kick-off time, the ball still on the spot)."""
+        mode = gt.play_mode
+        if mode != self._mode and mode in ("KickOff_Left", "KickOff_Right"):
+            side = "left" if mode == "KickOff_Left" else "right"
+            self.stats[side].kickoffs.append(None)
+            self._kickoff = (side, gt.game_time, (gt.ball[0], gt.ball[1]))
+        self._mode = mode
+        if self._kickoff is not None:
+            side, since, spot = self._kickoff
+            if math.dist(spot, gt.ball[:2]) >= KICKOFF_MOVED:
+                self.stats[side].kickoffs[-1] = round(gt.game_time - since, 2)
+                self._kickoff = None
 
     @staticmethod
     def _nearest(gt, key) -> tuple[float, str | None]:
@@ -209,5 +231,6 @@ class Accounting:
                 "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1), "walked": s.walked,
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
+                "kickoff_times": list(s.kickoffs),
                 "falls_by_cause": dict(Counter(f["cause"] for f in s.fall_log).most_common()),
                 "fall_log": list(s.fall_log)}

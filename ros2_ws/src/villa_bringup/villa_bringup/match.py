@@ -443,6 +443,11 @@ def print_table(result: dict) -> None:
             ("falls", str(left["falls"]), str(right["falls"])),
             ("localization error", fmt(left["loc_error_mean"], " m"), fmt(right["loc_error_mean"], " m")),
             ("heading error", fmt(left["heading_error_mean"], " deg"), fmt(right["heading_error_mean"], " deg"))]
+    def kickoffs(team):
+        ks = team.get("kickoff_times") or []
+        return ", ".join("not kicked" if k is None else f"{k:.1f} s" for k in ks) or "none"
+
+    rows.append(("kick-off: ball moved", kickoffs(left), kickoffs(right)))
     late = result.get("late")
     if late:
         def share(team):
