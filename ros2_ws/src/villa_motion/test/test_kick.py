@@ -68,8 +68,15 @@ def test_ik_realizes_the_trajectory(kicks):
     assert KK.reachable_fraction(k, k.ball) > KK.REACH_FRACTION
 
 
-def test_reachable_stops_early_but_answers_as_the_fraction_does(kicks):
-    """reachable() quits at the first miss too many; across the edge of the region it agrees with the fraction."""
+def test_the_curve_s_poses_at_once_are_its_poses_one_by_one(kicks):
+    traj = KK.trajectory(kicks["in45_R"], kicks["in45_R"].ball, KK.StandPose())
+    us = np.linspace(-0.1, 1.1, 31)                     # clamped to the curve's ends, as pose() clamps
+    assert traj.poses(us) == pytest.approx(np.array([traj.pose(float(u)) for u in us]), abs=1e-12)
+
+
+def test_reachable_answers_as_the_fraction_does(kicks):
+    """reachable() (remembered per grid cell, the new cells of a check in one vectorised pass) agrees with the
+    fraction across the edge of the region, with and without the approach's margin."""
     k = kicks["forward_L"]
     stand = KK.StandPose()
     answers = set()
@@ -80,6 +87,9 @@ def test_reachable_stops_early_but_answers_as_the_fraction_does(kicks):
             full = KK.reachable_fraction(k, ball, stand) > KK.REACH_FRACTION
             assert KK.reachable(k, ball, stand) == full, ball
             answers.add(full)
+            around = [(ball[0] + ex, ball[1] + ey) for ex, ey in ((0, 0), (0.01, 0), (-0.01, 0), (0, 0.01), (0, -0.01))]
+            inside = all(KK.reachable_fraction(k, b, stand) > KK.REACH_FRACTION for b in around)
+            assert KK.reachable(k, ball, stand, margin=0.01) == inside, ball
     assert answers == {True, False}      # the sweep crosses the region's edge
 
 

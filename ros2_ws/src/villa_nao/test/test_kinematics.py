@@ -155,6 +155,38 @@ def test_leg_ik_fk_round_trip(robot_type, side):
     assert worst_q < 1e-6  # within the simulated Nao's limits the solution is unique
 
 
+@pytest.mark.parametrize("robot_type", [0, 1, 3])
+@pytest.mark.parametrize("side", ["L", "R"])
+def test_the_batched_reach_checks_agree_with_leg_ik(robot_type, side):
+    """leg_closed_form_reaches and leg_reaches (the kick's reach check, vectorised): for reachable poses (from random
+    angles within the limits) and poses about the limits' edge alike, at the kick's tolerances and at leg_ik's own,
+    the closed form answers as leg_ik's first stage does (True only where leg_ik reaches the pose too), and
+    leg_reaches as leg_ik itself."""
+    rng = np.random.default_rng(robot_type * 10 + (side == "R"))
+    g = K._leg(robot_type, side)
+    lo, hi = joints.sim_limits(LEGS[side])
+    inside = K.leg_fk(side, rng.uniform(lo, hi, size=(300, 6)), robot_type)
+    # the limits' edge: reachable poses moved up to 4 cm and turned up to 0.3 rad (about half stay reachable)
+    around = np.array([_pose(t[:3, :3] @ euler2mat(*rng.uniform(-0.3, 0.3, 3)), t[:3, 3] + rng.uniform(-0.04, 0.04, 3))
+                       for t in inside])
+    for targets in (inside, around):
+        for pos_tol, rot_tol in ((0.005, 0.05), (K.REACH_TOL, K.REACH_TOL)):
+            batch = K.leg_closed_form_reaches(side, targets, robot_type, pos_tol, rot_tol)
+            for t, fast in zip(targets, batch, strict=True):
+                q, ok = K._leg_analytic(g, t[:3, :3], t[:3, 3])
+                perr, oerr = K._pose_errors(g, q, t[:3, :3], t[:3, 3])
+                first = (ok or pos_tol > K.REACH_TOL or rot_tol > K.REACH_TOL) and perr < pos_tol and oerr < rot_tol
+                assert fast == first
+                if fast:
+                    assert K.leg_ik(side, t, robot_type, pos_tol=pos_tol, rot_tol=rot_tol).reachable
+            full = [K.leg_ik(side, t, robot_type, pos_tol=pos_tol, rot_tol=rot_tol).reachable for t in targets]
+            assert K.leg_reaches(side, targets, robot_type, pos_tol, rot_tol).tolist() == full
+    assert K.leg_closed_form_reaches(side, inside, robot_type).all()    # within the limits: all reached exactly
+    assert 0.2 < K.leg_closed_form_reaches(side, around, robot_type, 0.005, 0.05).mean() < 0.8
+    with pytest.raises(ValueError):
+        K.leg_closed_form_reaches(side, np.eye(4), robot_type)
+
+
 def test_leg_ik_walking_poses_and_zero():
     res = K.leg_ik("L", K.leg_fk("L", np.zeros(6)))
     assert res.reachable and res.angles == pytest.approx(np.zeros(6), abs=1e-9)

@@ -445,6 +445,63 @@ def _leg_analytic(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray) -> tuple[np.n
     return np.clip(best, g.lo, g.hi), best_violation <= _LIMIT_TOL
 
 
+def _leg_analytic_batch(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_leg_analytic`` for a stack of sole poses at once (rt (N, 3, 3) rotations, pt (N, 3)): the same branch
+    choice (the usual one unless it violates a limit and the other violates less), (N, 6) clipped and (N,) ok."""
+    v = np.einsum("nji,nj->ni", rt, g.hip - pt + rt @ g.e)                # hip from the ankle-roll axis, foot frame
+    vx, vy, vz = v[:, 0], v[:, 1], v[:, 2]
+    tx, tz, sx, sz, dx, dz = g.planar
+    qs, viols = [], []
+    for flip in (1.0, -1.0):
+        q6 = np.arctan2(flip * vy, flip * vz)
+        ux, uz = vx + dx, flip * np.hypot(vy, vz) + dz
+        c = (ux * ux + uz * uz - g.t2s2) / (2.0 * g.rho)
+        q4 = g.beta + np.arccos(np.clip(c, -1.0, 1.0))
+        ck, sk = np.cos(q4), np.sin(q4)
+        q5 = np.arctan2(-(ck * tx - sk * tz + sx), -(sk * tx + ck * tz + sz)) - np.arctan2(ux, uz)
+        # euler2mat(-q6, -(q4 + q5), 0, "rxyz") = Rx(-q6) @ Ry(-(q4 + q5)); then mat2euler(m_t @ r_thigh, "rzxy")
+        ca, sa, cb, sb = np.cos(-q6), np.sin(-q6), np.cos(-(q4 + q5)), np.sin(-(q4 + q5))
+        zero = np.zeros_like(ca)
+        rxy = np.stack([np.stack([cb, zero, sb], -1), np.stack([sa * sb, ca, -sa * cb], -1),
+                        np.stack([-ca * sb, sa, ca * cb], -1)], -2)
+        m = g.m_t @ rt @ rxy
+        a = np.arctan2(-m[:, 0, 1], m[:, 1, 1])                              # m = Rz(a) Rx(b) Ry(cc)
+        b = np.arctan2(m[:, 2, 1], np.hypot(m[:, 2, 0], m[:, 2, 2]))
+        cc = np.arctan2(-m[:, 2, 0], m[:, 2, 2])
+        q = np.remainder(np.stack([g.sigma * a, b + g.theta, cc, q4, q5, q6], -1) + np.pi, 2 * np.pi) - np.pi
+        viol = (np.maximum(g.lo - q, 0.0) + np.maximum(q - g.hi, 0.0)).sum(-1) + np.maximum(np.abs(c) - 1.0, 0.0)
+        qs.append(q)
+        viols.append(viol)
+    other = (viols[0] > _LIMIT_TOL) & (viols[1] < viols[0])
+    q = np.where(other[:, None], qs[1], qs[0])
+    return np.clip(q, g.lo, g.hi), np.where(other, viols[1], viols[0]) <= _LIMIT_TOL
+
+
+def leg_closed_form_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_TOL,
+                            rot_tol: float = REACH_TOL) -> np.ndarray:
+    """For a stack of sole poses (N, 4, 4; torso frame, proper rotations): whether ``leg_ik``'s closed form, clamped
+    to the joint limits, places the sole within ``pos_tol`` (m) and ``rot_tol`` (rad) -- in one vectorised pass,
+    about 40 times faster than ``leg_ik`` per pose. True means ``leg_ik`` calls it reachable too; False may still be
+    reachable by ``leg_ik``'s nearest-pose search (ask it for those)."""
+    g = _leg(robot_type, _side(side))
+    tm = np.asarray(targets, dtype=float)
+    if tm.ndim != 3 or tm.shape[1:] != (4, 4):
+        raise ValueError(f"targets must be a stack of 4x4 poses, got shape {tm.shape}")
+    rt, pt_true = tm[:, :3, :3], tm[:, :3, 3]
+    off = pt_true - g.hip
+    dist = np.linalg.norm(off, axis=1)
+    pt = np.where((dist > _FAR)[:, None], g.hip + off / np.maximum(dist, 1e-300)[:, None] * _FAR, pt_true)
+    q, ok = _leg_analytic_batch(g, rt, pt)
+    t = _chain_fk(g.chain, q)
+    perr = np.linalg.norm(t[:, :3, 3] - pt_true, axis=1)
+    r = rt @ t[:, :3, :3].transpose(0, 2, 1)
+    sin2 = np.sqrt((r[:, 2, 1] - r[:, 1, 2]) ** 2 + (r[:, 0, 2] - r[:, 2, 0]) ** 2 + (r[:, 1, 0] - r[:, 0, 1]) ** 2)
+    oerr = np.arctan2(0.5 * sin2, (np.trace(r, axis1=1, axis2=2) - 1.0) * 0.5)
+    # leg_ik accepts the closed form when it met the limits, or at any tolerance looser than its own
+    accepted = ok | (pos_tol > REACH_TOL) | (rot_tol > REACH_TOL)
+    return accepted & (perr < pos_tol) & (oerr < rot_tol)
+
+
 def _pose_errors(g: _LegGeometry, q: np.ndarray, rt: np.ndarray, pt: np.ndarray) -> tuple[float, float]:
     t = _chain_fk(g.chain, q)
     return _norm(t[:3, 3] - pt), _rotation_angle(rt @ t[:3, :3].T)
@@ -512,6 +569,49 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
     best = qs[int(np.argmin(costs))]
     perr, oerr = _pose_errors(g, best, rt, pt_true)
     return IKResult(best, perr < pos_tol and oerr < rot_tol, perr, oerr)
+
+
+def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_TOL,
+                rot_tol: float = REACH_TOL) -> np.ndarray:
+    """``leg_ik(side, t, robot_type, pos_tol=..., rot_tol=...).reachable`` for each of a stack of sole poses (N, 4, 4;
+    torso frame, proper rotations), vectorised: the closed form for all at once, then one nearest-pose search for
+    the poses it misses, from the same starts as ``leg_ik``'s (the kick's reach check: 40 poses per ball position)."""
+    g = _leg(robot_type, _side(side))
+    tm = np.asarray(targets, dtype=float)
+    out = leg_closed_form_reaches(side, tm, robot_type, pos_tol, rot_tol)
+    miss = np.flatnonzero(~out)
+    if not len(miss):
+        return out
+    rt, pt_true = tm[miss, :3, :3], tm[miss, :3, 3]
+    off = pt_true - g.hip
+    dist = np.linalg.norm(off, axis=1)
+    pt = np.where((dist > _FAR)[:, None], g.hip + off / np.maximum(dist, 1e-300)[:, None] * _FAR, pt_true)
+    q, _ = _leg_analytic_batch(g, rt, pt)
+    ankle = pt + np.einsum("nij,j->ni", rt, -g.e - g.d) - g.hip
+    scale = np.minimum(1.0, 0.98 * g.reach / np.maximum(np.linalg.norm(ankle, axis=1), 1e-9))
+    pin_q, _ = _leg_analytic_batch(g, rt, g.hip + (pt - g.hip) * scale[:, None])
+    n = len(miss)                                    # leg_ik's five starts per pose, searched at once
+    starts = np.concatenate([q, pin_q, np.zeros((n, 6)), np.tile(_CROUCH, (n, 1)),
+                             np.tile(0.5 * (g.lo + g.hi), (n, 1))])
+    rt_s, pt_s = np.tile(rt, (5, 1, 1)), np.tile(pt, (5, 1))
+    w = float(ORIENTATION_WEIGHT)
+
+    def residual_jac(qq):
+        t, jac = _chain_jacobians(g.chain, qq)
+        rot = w * _rotation_vectors(rt_s @ t[:, :3, :3].transpose(0, 2, 1))
+        res = np.concatenate([pt_s - t[:, :3, 3], rot], axis=1)
+        jac[:, 3:] *= w
+        return res, jac
+
+    qs, costs = _bounded_lm(residual_jac, starts, g.lo, g.hi)
+    best = qs.reshape(5, n, 6)[np.argmin(costs.reshape(5, n), axis=0), np.arange(n)]
+    t = _chain_fk(g.chain, best)
+    perr = np.linalg.norm(t[:, :3, 3] - pt_true, axis=1)
+    r = rt @ t[:, :3, :3].transpose(0, 2, 1)
+    sin2 = np.sqrt((r[:, 2, 1] - r[:, 1, 2]) ** 2 + (r[:, 0, 2] - r[:, 2, 0]) ** 2 + (r[:, 1, 0] - r[:, 0, 1]) ** 2)
+    oerr = np.arctan2(0.5 * sin2, (np.trace(r, axis1=1, axis2=2) - 1.0) * 0.5)
+    out[miss] = (perr < pos_tol) & (oerr < rot_tol)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
