@@ -74,6 +74,27 @@ def test_the_curve_s_poses_at_once_are_its_poses_one_by_one(kicks):
     assert traj.poses(us) == pytest.approx(np.array([traj.pose(float(u)) for u in us]), abs=1e-12)
 
 
+@pytest.mark.parametrize("robot_type", [0, 1, 3])
+def test_the_quick_search_answers_as_leg_ik_on_kick_curves(robot_type):
+    """The reach check searches from the clamped closed form only (villa_nao leg_reaches quick=True): on kick curves,
+    for balls about the kicks' offsets and out of reach, it answers pose by pose as leg_ik's full search does."""
+    kicks = KK.load_kick_set("tuned", robot_type=robot_type)
+    rng = np.random.default_rng(robot_type)
+    checked = misses = 0
+    for name in ("forward_L", "in45_R", "in90_L", "out45_R"):
+        k = kicks[name]
+        for _ in range(6):
+            ball = (k.ball[0] + rng.uniform(-0.1, 0.1), k.ball[1] + rng.uniform(-0.1, 0.1))
+            poses = KK.trajectory(k, ball, KK.StandPose()).poses(np.linspace(0.0, 1.0, KK.REACH_SAMPLES))
+            quick = K.leg_reaches(k.foot, poses, robot_type, KK.REACH_POS_TOL, KK.REACH_ROT_TOL, quick=True)
+            full = K.leg_reaches(k.foot, poses, robot_type, KK.REACH_POS_TOL, KK.REACH_ROT_TOL)
+            assert quick.tolist() == full.tolist(), (name, ball)
+            checked += len(poses)
+            misses += int((~K.leg_closed_form_reaches(k.foot, poses, robot_type, KK.REACH_POS_TOL,
+                                                      KK.REACH_ROT_TOL)).sum())
+    assert misses > 0.1 * checked       # the search decided a good share of them
+
+
 def test_reachable_answers_as_the_fraction_does(kicks):
     """reachable() (remembered per grid cell, the new cells of a check in one vectorised pass) agrees with the
     fraction across the edge of the region, with and without the approach's margin."""

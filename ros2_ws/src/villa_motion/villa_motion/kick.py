@@ -537,11 +537,16 @@ def reachable_fraction(kick: KickDef, ball_rel, stand: StandPose = StandPose(), 
 
 
 def _reached(kick: KickDef, ball_rel, stand: StandPose, robot_type: int, samples: int) -> np.ndarray:
-    """Whether the leg IK reaches each of `samples` poses along the kick's curve (within 5 mm and 0.05 rad): villa_nao's
-    vectorised leg_reaches, the answers of leg_ik for the 40 poses at once (issue 21: one by one a check cost 4-60 ms,
-    every cycle of a kick's lining up, and the kick-off taker answered late in real-time matches)."""
-    poses = trajectory(kick, ball_rel, stand).poses(np.linspace(0.0, 1.0, samples))
-    return K.leg_reaches(kick.foot, poses, robot_type, REACH_POS_TOL, REACH_ROT_TOL)
+    """Whether the leg IK reaches each of `samples` poses along the kick's curve (within 5 mm and 0.05 rad), all at
+    once (issue 21: pose by pose with leg_ik a check cost 4-60 ms, every cycle of a kick's lining up, and the kick-off
+    taker answered late in real-time matches)."""
+    return _reached_poses(kick.foot, trajectory(kick, ball_rel, stand).poses(np.linspace(0.0, 1.0, samples)),
+                          robot_type)
+
+
+def _reached_poses(foot: str, poses: np.ndarray, robot_type: int) -> np.ndarray:
+    """The reach test of a kick's poses: villa_nao's leg_reaches, its quick search (a few ms for a ball position)."""
+    return K.leg_reaches(foot, poses, robot_type, REACH_POS_TOL, REACH_ROT_TOL, quick=True)
 
 
 REACH_GRID = 0.005          # m: reachable() answers for the ball position rounded to this grid
@@ -551,8 +556,8 @@ def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_typ
               margin: float = 0.0) -> bool:
     """§13.1.1 "close enough to kick" for the approach, checked every cycle: reachable_fraction > 90 % for the ball
     position rounded to 5 mm, and for it moved `margin` m forward, back, left and right (inside the reachable region,
-    not on its edge), remembered per kick; the cells not remembered yet are checked in one vectorised pass (about
-    1-2 ms a cell; KickEngine.start checks exactly)."""
+    not on its edge), remembered per kick; the cells not remembered yet are checked in one vectorised pass
+    (KickEngine.start checks the ball itself)."""
     x, y = float(ball_rel[0]), float(ball_rel[1])
     points = [(x, y)] + ([(x + margin, y), (x - margin, y), (x, y + margin), (x, y - margin)] if margin > 0 else [])
     keys = [(kick, stand, robot_type, (round(px / REACH_GRID), round(py / REACH_GRID))) for px, py in points]
@@ -562,7 +567,7 @@ def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_typ
             _REACH_CACHE.clear()
         poses = np.concatenate([trajectory(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand).poses(
             np.linspace(0.0, 1.0, REACH_SAMPLES)) for _, _, _, q in new])
-        hits = K.leg_reaches(kick.foot, poses, robot_type, REACH_POS_TOL, REACH_ROT_TOL).reshape(len(new), -1)
+        hits = _reached_poses(kick.foot, poses, robot_type).reshape(len(new), -1)
         _REACH_CACHE.update(zip(new, (bool(f > REACH_FRACTION) for f in hits.mean(axis=1)), strict=True))
     return all(_REACH_CACHE[k] for k in keys)
 

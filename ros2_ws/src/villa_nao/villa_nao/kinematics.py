@@ -40,6 +40,7 @@ ORIENTATION_WEIGHT = 0.1   # m per rad in the leg IK's nearest-pose error
 _FAR = 10.0                # m: targets farther than this from the hip/shoulder are pulled in to this distance
 _LIMIT_TOL = 1e-9
 _CROUCH = np.array([0.0, 0.0, -0.5, 1.0, -0.5, 0.0])   # a leg posture to start the nearest-pose search from
+QUICK_ITERATIONS = 15      # leg_reaches(quick=True): the nearest-pose search's iterations
 
 
 @dataclass(frozen=True)
@@ -572,10 +573,12 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
 
 
 def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_TOL,
-                rot_tol: float = REACH_TOL) -> np.ndarray:
+                rot_tol: float = REACH_TOL, quick: bool = False) -> np.ndarray:
     """``leg_ik(side, t, robot_type, pos_tol=..., rot_tol=...).reachable`` for each of a stack of sole poses (N, 4, 4;
     torso frame, proper rotations), vectorised: the closed form for all at once, then one nearest-pose search for
-    the poses it misses, from the same starts as ``leg_ik``'s (the kick's reach check: 40 poses per ball position)."""
+    the poses it misses, from the same starts as ``leg_ik``'s. `quick`: the search starts from the clamped closed form
+    only and stops after QUICK_ITERATIONS, about 3 times cheaper (the kick's reach check, where it answered as the
+    full search for every one of 19,200 poses of kick curves, bench/kick_reach.py's region and beyond)."""
     g = _leg(robot_type, _side(side))
     tm = np.asarray(targets, dtype=float)
     out = leg_closed_form_reaches(side, tm, robot_type, pos_tol, rot_tol)
@@ -591,9 +594,10 @@ def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_
     scale = np.minimum(1.0, 0.98 * g.reach / np.maximum(np.linalg.norm(ankle, axis=1), 1e-9))
     pin_q, _ = _leg_analytic_batch(g, rt, g.hip + (pt - g.hip) * scale[:, None])
     n = len(miss)                                    # leg_ik's five starts per pose, searched at once
-    starts = np.concatenate([q, pin_q, np.zeros((n, 6)), np.tile(_CROUCH, (n, 1)),
-                             np.tile(0.5 * (g.lo + g.hi), (n, 1))])
-    rt_s, pt_s = np.tile(rt, (5, 1, 1)), np.tile(pt, (5, 1))
+    starts = np.concatenate([q] if quick else [q, pin_q, np.zeros((n, 6)), np.tile(_CROUCH, (n, 1)),
+                                               np.tile(0.5 * (g.lo + g.hi), (n, 1))])
+    k = len(starts) // n
+    rt_s, pt_s = np.tile(rt, (k, 1, 1)), np.tile(pt, (k, 1))
     w = float(ORIENTATION_WEIGHT)
 
     def residual_jac(qq):
@@ -603,8 +607,8 @@ def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_
         jac[:, 3:] *= w
         return res, jac
 
-    qs, costs = _bounded_lm(residual_jac, starts, g.lo, g.hi)
-    best = qs.reshape(5, n, 6)[np.argmin(costs.reshape(5, n), axis=0), np.arange(n)]
+    qs, costs = _bounded_lm(residual_jac, starts, g.lo, g.hi, iters=QUICK_ITERATIONS if quick else 40)
+    best = qs.reshape(k, n, 6)[np.argmin(costs.reshape(k, n), axis=0), np.arange(n)]
     t = _chain_fk(g.chain, best)
     perr = np.linalg.norm(t[:, :3, 3] - pt_true, axis=1)
     r = rt @ t[:, :3, :3].transpose(0, 2, 1)
