@@ -590,12 +590,15 @@ def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_
     dist = np.linalg.norm(off, axis=1)
     pt = np.where((dist > _FAR)[:, None], g.hip + off / np.maximum(dist, 1e-300)[:, None] * _FAR, pt_true)
     q, _ = _leg_analytic_batch(g, rt, pt)
-    ankle = pt + np.einsum("nij,j->ni", rt, -g.e - g.d) - g.hip
-    scale = np.minimum(1.0, 0.98 * g.reach / np.maximum(np.linalg.norm(ankle, axis=1), 1e-9))
-    pin_q, _ = _leg_analytic_batch(g, rt, g.hip + (pt - g.hip) * scale[:, None])
-    n = len(miss)                                    # leg_ik's five starts per pose, searched at once
-    starts = np.concatenate([q] if quick else [q, pin_q, np.zeros((n, 6)), np.tile(_CROUCH, (n, 1)),
-                                               np.tile(0.5 * (g.lo + g.hi), (n, 1))])
+    n = len(miss)
+    if quick:
+        starts = q
+    else:                                            # leg_ik's five starts per pose, searched at once
+        ankle = pt + np.einsum("nij,j->ni", rt, -g.e - g.d) - g.hip
+        scale = np.minimum(1.0, 0.98 * g.reach / np.maximum(np.linalg.norm(ankle, axis=1), 1e-9))
+        pin_q, _ = _leg_analytic_batch(g, rt, g.hip + (pt - g.hip) * scale[:, None])
+        starts = np.concatenate([q, pin_q, np.zeros((n, 6)), np.tile(_CROUCH, (n, 1)),
+                                 np.tile(0.5 * (g.lo + g.hi), (n, 1))])
     k = len(starts) // n
     rt_s, pt_s = np.tile(rt, (k, 1, 1)), np.tile(pt, (k, 1))
     w = float(ORIENTATION_WEIGHT)
