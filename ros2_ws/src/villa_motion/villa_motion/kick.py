@@ -561,15 +561,17 @@ def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_typ
     x, y = float(ball_rel[0]), float(ball_rel[1])
     points = [(x, y)] + ([(x + margin, y), (x - margin, y), (x, y + margin), (x, y - margin)] if margin > 0 else [])
     keys = [(kick, stand, robot_type, (round(px / REACH_GRID), round(py / REACH_GRID))) for px, py in points]
-    new = list(dict.fromkeys(k for k in keys if k not in _REACH_CACHE))
+    known = {k: _REACH_CACHE.get(k) for k in keys}      # read once: players on other threads share the cache
+    new = [k for k, v in known.items() if v is None]
     if new:
-        if len(_REACH_CACHE) + len(new) > REACH_CACHE_SIZE:
-            _REACH_CACHE.clear()
         poses = np.concatenate([trajectory(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand).poses(
             np.linspace(0.0, 1.0, REACH_SAMPLES)) for _, _, _, q in new])
         hits = _reached_poses(kick.foot, poses, robot_type).reshape(len(new), -1)
-        _REACH_CACHE.update(zip(new, (bool(f > REACH_FRACTION) for f in hits.mean(axis=1)), strict=True))
-    return all(_REACH_CACHE[k] for k in keys)
+        known.update(zip(new, (bool(f > REACH_FRACTION) for f in hits.mean(axis=1)), strict=True))
+        if len(_REACH_CACHE) + len(new) > REACH_CACHE_SIZE:
+            _REACH_CACHE.clear()
+        _REACH_CACHE.update((k, known[k]) for k in new)
+    return all(known[k] for k in keys)
 
 
 REACH_CACHE_SIZE = 16384
