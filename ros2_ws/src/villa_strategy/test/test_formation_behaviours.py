@@ -174,7 +174,7 @@ def test_when_to_kick():
 
 
 def test_penalty_striker_shoots_into_the_bigger_gap():
-    a = penalty.striker_shot((11.0, 0.0), (14.5, 0.5))
+    a = penalty.shot_window((11.0, 0.0), (14.5, 0.5))[0]
     assert a < 0  # goalie stands left: shoot right
     assert penalty.striker_plan((5.0, 0.0), 3.0) == "dribble_to_box"
     assert penalty.striker_plan((12.2, 0.0), 3.0) == "shoot"

@@ -273,7 +273,7 @@ def test_penalty_striker_dribbles_to_the_box_then_shoots_into_the_larger_gap():
     d = p.decide(D.WorldView(pose=(-0.4, 0.0, 0.0), ball=(0.0, 0.0)), D.PLAY_ON, 1.0, True)
     assert d.role == "striker" and d.skill is None and d.walk.x > 0.5                # dribbles on
     ball, keeper = (12.2, 0.0), (14.4, 0.4)                                          # goalie off to its left
-    direction = penalty.striker_shot(ball, keeper)
+    direction = penalty.shot_window(ball, keeper)[0]
     assert direction < -0.05                                                         # the larger gap: to the right
     kick, at, face, _ = KK.choose_kick(p.kicks, (11.5, 0.0), 0.0, ball, direction)
     d = p.decide(D.WorldView(pose=(at[0], at[1], face), ball=ball, opponents=[keeper]), D.PLAY_ON, 10.0, True)

@@ -336,7 +336,8 @@ class TeamPlayer:
         shot_over = self._penalty_shot is not None and game_time - self._penalty_shot > PENALTY_SHOT_FOLLOW
         if plan == "shoot" and self.play_kicks and not shot_over:
             keeper = min(w.opponents, key=lambda o: math.dist(o, F.OPP_GOAL), default=tuple(F.OPP_GOAL))
-            step = self.kicker.execute(me, theta, ball, penalty.striker_shot(ball, keeper), self.play_kicks)
+            direction, spread = penalty.shot_window(ball, keeper)         # the larger gap beside their goalie
+            step = self.kicker.execute(me, theta, ball, direction, self.play_kicks, spread=spread)
             if step.skill is not None and self._penalty_shot is None:
                 self._penalty_shot = game_time
             return Decision(role, tuple(step.target), walk=step.walk, skill=step.skill,

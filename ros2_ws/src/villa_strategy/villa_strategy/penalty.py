@@ -11,30 +11,16 @@ from villa_strategy.goalie import goalie_position
 
 BOX_X = F.HALF_LENGTH - F.PENALTY_LENGTH
 
-
-def striker_shot(ball, opp_goalie) -> float:
-    """§14: the kick direction bisecting the largest angle between the opposing goalie and a goal post, seen from the
-    ball (rad, field frame)."""
-    b = np.asarray(ball, float)[:2]
-    g = np.asarray(opp_goalie, float)[:2]
-    posts = [np.array([F.HALF_LENGTH, F.GOAL_WIDTH / 2]), np.array([F.HALF_LENGTH, -F.GOAL_WIDTH / 2])]
-    ang = [math.atan2(*(p - b)[::-1]) for p in posts]
-    ag = math.atan2(*(g - b)[::-1])
-    left_gap = math.remainder(ang[0] - ag, 2 * math.pi)
-    right_gap = math.remainder(ag - ang[1], 2 * math.pi)
-    if left_gap >= right_gap:
-        return math.remainder(ag + left_gap / 2, 2 * math.pi)
-    return math.remainder(ag - right_gap / 2, 2 * math.pi)
-
-
 SHOT_POST_MARGIN = 0.2      # m inside a post: the nearest a shot's window goes to it
 SHOT_KEEPER_HALF = 0.3      # m beside the goalie's centre: the nearest a shot's window goes to it
 
 
 def shot_window(ball, opp_goalie=None) -> tuple[float, float]:
-    """A shot into the larger gap between their goalie and a post as a window of directions (issue 19): (its middle,
-    its half width) in rad, field frame, seen from the ball, SHOT_POST_MARGIN m inside the post and SHOT_KEEPER_HALF m
-    beside the goalie; half width 0 (the gap's middle) when the gap is narrower than that. A goalie outside the goal
+    """§14's shot, into the larger gap between their goalie and a post (the seed bisects the angle between them; here
+    with margins at both), as a window of directions: the penalty kick's, and (issue 19) every shot on goal's and the
+    dribble's aim near their goal. Returns (its middle, its half width) in rad, field frame, seen from the ball,
+    SHOT_POST_MARGIN m inside the post and SHOT_KEEPER_HALF m beside the goalie; half width 0 (the gap's middle) when
+    the gap is narrower than that. A goalie outside the goal
     mouth leaves the whole mouth (between the margins) open, as does none (None)."""
     b = np.asarray(ball, float)[:2]
     g = None if opp_goalie is None else np.asarray(opp_goalie, float)[:2]
