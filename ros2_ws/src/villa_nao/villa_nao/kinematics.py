@@ -118,6 +118,12 @@ def _rotation_angle(r: np.ndarray) -> float:
     return math.atan2(0.5 * sin2, (r[0, 0] + r[1, 1] + r[2, 2] - 1.0) * 0.5)
 
 
+def _rotation_angles(r: np.ndarray) -> np.ndarray:
+    """``_rotation_angle`` for a stack of rotations (S, 3, 3) -> (S,), the same formula."""
+    sin2 = np.sqrt((r[:, 2, 1] - r[:, 1, 2]) ** 2 + (r[:, 0, 2] - r[:, 2, 0]) ** 2 + (r[:, 1, 0] - r[:, 0, 1]) ** 2)
+    return np.arctan2(0.5 * sin2, (np.trace(r, axis1=1, axis2=2) - 1.0) * 0.5)
+
+
 def _det3(m: np.ndarray) -> float:
     (a, b, c), (d, e, f), (g, h, i) = m.tolist()
     return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
@@ -484,7 +490,12 @@ def leg_closed_form_reaches(side: str, targets, robot_type: int = 0, pos_tol: fl
     to the joint limits, places the sole within ``pos_tol`` (m) and ``rot_tol`` (rad) -- in one vectorised pass,
     about 40 times faster than ``leg_ik`` per pose. True means ``leg_ik`` calls it reachable too; False may still be
     reachable by ``leg_ik``'s nearest-pose search (ask it for those)."""
-    g = _leg(robot_type, _side(side))
+    return _closed_form_pass(_leg(robot_type, _side(side)), targets, pos_tol, rot_tol)[0]
+
+
+def _closed_form_pass(g: _LegGeometry, targets, pos_tol: float, rot_tol: float):
+    """leg_ik's first stage for a stack of poses: (reached (N,), rotations, positions pulled in to _FAR, the true
+    positions, the clamped closed-form angles)."""
     tm = np.asarray(targets, dtype=float)
     if tm.ndim != 3 or tm.shape[1:] != (4, 4):
         raise ValueError(f"targets must be a stack of 4x4 poses, got shape {tm.shape}")
@@ -493,19 +504,34 @@ def leg_closed_form_reaches(side: str, targets, robot_type: int = 0, pos_tol: fl
     dist = np.linalg.norm(off, axis=1)
     pt = np.where((dist > _FAR)[:, None], g.hip + off / np.maximum(dist, 1e-300)[:, None] * _FAR, pt_true)
     q, ok = _leg_analytic_batch(g, rt, pt)
-    t = _chain_fk(g.chain, q)
-    perr = np.linalg.norm(t[:, :3, 3] - pt_true, axis=1)
-    r = rt @ t[:, :3, :3].transpose(0, 2, 1)
-    sin2 = np.sqrt((r[:, 2, 1] - r[:, 1, 2]) ** 2 + (r[:, 0, 2] - r[:, 2, 0]) ** 2 + (r[:, 1, 0] - r[:, 0, 1]) ** 2)
-    oerr = np.arctan2(0.5 * sin2, (np.trace(r, axis1=1, axis2=2) - 1.0) * 0.5)
     # leg_ik accepts the closed form when it met the limits, or at any tolerance looser than its own
     accepted = ok | (pos_tol > REACH_TOL) | (rot_tol > REACH_TOL)
-    return accepted & (perr < pos_tol) & (oerr < rot_tol)
+    return accepted & _within(g, q, rt, pt_true, pos_tol, rot_tol), rt, pt, pt_true, q
+
+
+def _within(g: _LegGeometry, q: np.ndarray, rt: np.ndarray, pt: np.ndarray, pos_tol: float,
+            rot_tol: float) -> np.ndarray:
+    """Whether leg angles q (N, 6) place the sole within the tolerances of the poses (rt, pt): ``_pose_errors``
+    batched."""
+    t = _chain_fk(g.chain, q)
+    oerr = _rotation_angles(rt @ t[:, :3, :3].transpose(0, 2, 1))
+    return (np.linalg.norm(t[:, :3, 3] - pt, axis=1) < pos_tol) & (oerr < rot_tol)
 
 
 def _pose_errors(g: _LegGeometry, q: np.ndarray, rt: np.ndarray, pt: np.ndarray) -> tuple[float, float]:
     t = _chain_fk(g.chain, q)
     return _norm(t[:3, 3] - pt), _rotation_angle(rt @ t[:3, :3].T)
+
+
+def _leg_residual(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray, w: float):
+    """The nearest-pose search's residual_jac toward one sole pose (rt (3, 3), pt (3,)) or one per start (rt (S, 3, 3),
+    pt (S, 3)): position error and `w` times the rotation error, with their Jacobian."""
+    def residual_jac(qq):
+        t, jac = _chain_jacobians(g.chain, qq)
+        res = np.concatenate([pt - t[:, :3, 3], w * _rotation_vectors(rt @ t[:, :3, :3].transpose(0, 2, 1))], axis=1)
+        jac[:, 3:] *= w
+        return res, jac
+    return residual_jac
 
 
 def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = ORIENTATION_WEIGHT,
@@ -550,13 +576,7 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
         if perr < pos_tol and oerr < rot_tol:
             return IKResult(q, True, perr, oerr)
 
-    w = float(orientation_weight)
-
-    def residual_jac(qq):
-        t, jac = _chain_jacobians(g.chain, qq)
-        res = np.concatenate([pt - t[:, :3, 3], w * _rotation_vectors(rt @ t[:, :3, :3].transpose(0, 2, 1))], axis=1)
-        jac[:, 3:] *= w
-        return res, jac
+    residual_jac = _leg_residual(g, rt, pt, float(orientation_weight))
 
     # Starts: the clamped analytic solution, and the caller's start or else the analytic solution for the
     # target pulled in to within reach and three fixed postures (straight, crouched, mid-range), searched at once.
@@ -580,16 +600,11 @@ def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_
     only and stops after QUICK_ITERATIONS, about 3 times cheaper (the kick's reach check, where it answered as the
     full search for every one of 19,200 poses of kick curves, bench/kick_reach.py's region and beyond)."""
     g = _leg(robot_type, _side(side))
-    tm = np.asarray(targets, dtype=float)
-    out = leg_closed_form_reaches(side, tm, robot_type, pos_tol, rot_tol)
+    out, rt, pt, pt_true, q = _closed_form_pass(g, targets, pos_tol, rot_tol)
     miss = np.flatnonzero(~out)
     if not len(miss):
         return out
-    rt, pt_true = tm[miss, :3, :3], tm[miss, :3, 3]
-    off = pt_true - g.hip
-    dist = np.linalg.norm(off, axis=1)
-    pt = np.where((dist > _FAR)[:, None], g.hip + off / np.maximum(dist, 1e-300)[:, None] * _FAR, pt_true)
-    q, _ = _leg_analytic_batch(g, rt, pt)
+    rt, pt, pt_true, q = rt[miss], pt[miss], pt_true[miss], q[miss]
     n = len(miss)
     if quick:
         starts = q
@@ -600,24 +615,10 @@ def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_
         starts = np.concatenate([q, pin_q, np.zeros((n, 6)), np.tile(_CROUCH, (n, 1)),
                                  np.tile(0.5 * (g.lo + g.hi), (n, 1))])
     k = len(starts) // n
-    rt_s, pt_s = np.tile(rt, (k, 1, 1)), np.tile(pt, (k, 1))
-    w = float(ORIENTATION_WEIGHT)
-
-    def residual_jac(qq):
-        t, jac = _chain_jacobians(g.chain, qq)
-        rot = w * _rotation_vectors(rt_s @ t[:, :3, :3].transpose(0, 2, 1))
-        res = np.concatenate([pt_s - t[:, :3, 3], rot], axis=1)
-        jac[:, 3:] *= w
-        return res, jac
-
+    residual_jac = _leg_residual(g, np.tile(rt, (k, 1, 1)), np.tile(pt, (k, 1)), ORIENTATION_WEIGHT)
     qs, costs = _bounded_lm(residual_jac, starts, g.lo, g.hi, iters=QUICK_ITERATIONS if quick else 40)
     best = qs.reshape(k, n, 6)[np.argmin(costs.reshape(k, n), axis=0), np.arange(n)]
-    t = _chain_fk(g.chain, best)
-    perr = np.linalg.norm(t[:, :3, 3] - pt_true, axis=1)
-    r = rt @ t[:, :3, :3].transpose(0, 2, 1)
-    sin2 = np.sqrt((r[:, 2, 1] - r[:, 1, 2]) ** 2 + (r[:, 0, 2] - r[:, 2, 0]) ** 2 + (r[:, 1, 0] - r[:, 0, 1]) ** 2)
-    oerr = np.arctan2(0.5 * sin2, (np.trace(r, axis1=1, axis2=2) - 1.0) * 0.5)
-    out[miss] = (perr < pos_tol) & (oerr < rot_tol)
+    out[miss] = _within(g, best, rt, pt_true, pos_tol, rot_tol)
     return out
 
 
