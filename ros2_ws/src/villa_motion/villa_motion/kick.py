@@ -540,8 +540,12 @@ def _reached(kick: KickDef, ball_rel, stand: StandPose, robot_type: int, samples
     """Whether the leg IK reaches each of `samples` poses along the kick's curve (within 5 mm and 0.05 rad), all at
     once (issue 21: pose by pose with leg_ik a check cost 4-60 ms, every cycle of a kick's lining up, and the kick-off
     taker answered late in real-time matches)."""
-    return _reached_poses(kick.foot, trajectory(kick, ball_rel, stand).poses(np.linspace(0.0, 1.0, samples)),
-                          robot_type)
+    return _reached_poses(kick.foot, _curve_poses(kick, ball_rel, stand, samples), robot_type)
+
+
+def _curve_poses(kick: KickDef, ball_rel, stand: StandPose, samples: int = REACH_SAMPLES) -> np.ndarray:
+    """The sole's poses at `samples` evenly spaced points of the kick's curve for this ball: (samples, 4, 4)."""
+    return trajectory(kick, ball_rel, stand).poses(np.linspace(0.0, 1.0, samples))
 
 
 def _reached_poses(foot: str, poses: np.ndarray, robot_type: int) -> np.ndarray:
@@ -564,8 +568,8 @@ def reachable(kick: KickDef, ball_rel, stand: StandPose = StandPose(), robot_typ
     known = {k: _REACH_CACHE.get(k) for k in keys}      # read once: players on other threads share the cache
     new = [k for k, v in known.items() if v is None]
     if new:
-        poses = np.concatenate([trajectory(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand).poses(
-            np.linspace(0.0, 1.0, REACH_SAMPLES)) for _, _, _, q in new])
+        poses = np.concatenate([_curve_poses(kick, (q[0] * REACH_GRID, q[1] * REACH_GRID), stand)
+                                for _, _, _, q in new])
         hits = _reached_poses(kick.foot, poses, robot_type).reshape(len(new), -1)
         known.update(zip(new, (bool(f > REACH_FRACTION) for f in hits.mean(axis=1)), strict=True))
         if len(_REACH_CACHE) + len(new) > REACH_CACHE_SIZE:
