@@ -33,3 +33,35 @@ def test_wanted_follows_the_subscribers_of_the_topic(ros_domain):
         node.destroy_node()
     finally:
         rclpy.try_shutdown(context=ctx)
+
+
+_SPIN = """
+import sys
+from rclpy.node import Node
+from villa_nao.ros import spin
+
+def make(where):
+    def node():
+        if where == "constructor":
+            raise ValueError("bad parameter")
+        n = Node("spin_test")
+        n.create_timer(0.01, lambda: int("not a number"))      # a callback's ValueError
+        return n
+    return node
+
+sys.exit(spin(make(sys.argv[1]), "spin_test"))
+"""
+
+
+@pytest.mark.parametrize("where", ["constructor", "callback"])
+def test_spin_exits_2_with_one_line_only_for_a_constructor_error(where, ros_domain):
+    """A node's bad parameters end its process with exit code 2 and one line; a callback's ValueError ends it with its
+    traceback instead (caught together, it looked like bad parameters, saying nothing of where it came from)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _SPIN, where], capture_output=True, text=True, timeout=60)
+    if where == "constructor":
+        assert r.returncode == 2 and r.stderr.strip() == "spin_test: bad parameter"
+    else:
+        assert r.returncode not in (0, 2) and "Traceback" in r.stderr and "invalid literal for int()" in r.stderr

@@ -32,7 +32,8 @@ def stamp_seconds(stamp) -> float:
 def spin(make_node: Callable[[], object], name: str, args=None, errors: tuple[type[Exception], ...] = (ValueError,)
          ) -> int:
     """Run one node on an EventsExecutor until Ctrl-C / SIGTERM. A node whose constructor raises one of `errors`
-    (bad parameters, missing data) exits 2 with one line ``<name>: <reason>``; a clean stop exits 0."""
+    (bad parameters, missing data) exits 2 with one line ``<name>: <reason>``; a clean stop exits 0; an exception in
+    a callback ends the process with its traceback."""
     from rclpy.executors import ExternalShutdownException
     from rclpy.experimental import EventsExecutor
 
@@ -42,16 +43,19 @@ def spin(make_node: Callable[[], object], name: str, args=None, errors: tuple[ty
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     node = None
     try:
-        node = make_node()
+        try:
+            node = make_node()
+        except errors as e:
+            print(f"{name}: {e}", file=sys.stderr)
+            return 2
         executor = EventsExecutor()
         executor.add_node(node)
+        # a callback's exception ends the process with its traceback (as the player process does): caught with the
+        # constructor's, a ValueError in a callback looked like bad parameters, in one line saying nothing of where
         while not stop.is_set() and rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except errors as e:
-        print(f"{name}: {e}", file=sys.stderr)
-        return 2
     finally:
         if node is not None:
             node.destroy_node()
