@@ -33,7 +33,6 @@ from villa_optimize.worlds import make_world
 
 CYCLE = 0.02
 START = (-3.0, 0.0, 0.0)
-KICK_BALL = (0.18, -0.06)              # m, robot frame: the forward_R kick's own ball offset
 SEQUENCES = ("stand", "walk", "side", "turn", "kick", "getup_back", "getup_front")
 
 
@@ -44,6 +43,7 @@ class Sequence:
     lying: str | None = None
     skill: str | None = None
     seconds: float = 0.0
+    ball: tuple[float, float] | None = None      # m, robot frame: a ball placed there (the kick)
 
     def duration(self) -> float:
         return self.seconds
@@ -79,7 +79,7 @@ class Replay:
     """An episode that plays a target sequence and records what the world reports."""
 
     def __init__(self, seq: Sequence, skills, learned) -> None:
-        self.task = Task(seq, ball=(START[0] + KICK_BALL[0], START[1] + KICK_BALL[1]) if seq.name == "kick" else None)
+        self.task = Task(seq, ball=(START[0] + seq.ball[0], START[1] + seq.ball[1]) if seq.ball is not None else None)
         self.seq, self.skills, self.learned = seq, skills, learned
         self.trace = Trace()
         self.i = 0
@@ -109,7 +109,8 @@ class Replay:
         return self.trace
 
 
-def make_sequences(robot_type: int) -> dict[str, Sequence]:
+def make_sequences(robot_type: int, names: list[str]) -> dict[str, Sequence]:
+    """The sequences of `names` for `robot_type` (the kick from that type's own ball offset)."""
     sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
 
     def walk(seconds: float, cmd: tuple[float, float, float] | None) -> list[dict[str, float]]:
@@ -121,26 +122,28 @@ def make_sequences(robot_type: int) -> dict[str, Sequence]:
             out.append(dict(w.update(CYCLE, None).joints))
         return out
 
-    def kick() -> list[dict[str, float]]:
+    def kick() -> Sequence:
         w = WalkEngine(sets, "goToTarget", robot_type=robot_type)
         stand = [dict(w.update(CYCLE, None).joints) for _ in range(50)]
-        kicks = KK.load_kick_set()
-        engine = KK.KickEngine(kicks["forward_R"] if "forward_R" in kicks else next(iter(kicks.values())),
-                               KK.StandPose.from_walk(sets["goToTarget"]), robot_type)
-        if not engine.start(KICK_BALL):
-            raise RuntimeError(f"the forward kick refused its ball: {engine.reason}")
+        kicks = KK.load_kick_set(robot_type=robot_type)
+        k = kicks["forward_R"] if "forward_R" in kicks else next(iter(kicks.values()))
+        engine = KK.KickEngine(k, KK.StandPose.from_walk(sets["goToTarget"]), robot_type)
+        if not engine.start(k.ball):
+            raise RuntimeError(f"the {k.name} kick refused its own ball: {engine.reason}")
         out = stand
         while not engine.done:
             out.append(dict(engine.update(CYCLE, None)))
-        return out + [out[-1]] * 50
+        out += [out[-1]] * 50
+        return Sequence("kick", out, seconds=len(out) * CYCLE, ball=k.ball)
 
-    seqs = [Sequence("stand", walk(3.0, None), seconds=3.0), Sequence("walk", walk(9.0, (1, 0, 0)), seconds=9.0),
-            Sequence("side", walk(6.0, (0, 1, 0)), seconds=6.0), Sequence("turn", walk(7.0, (0, 0, 1)), seconds=7.0)]
-    k = kick()
-    seqs.append(Sequence("kick", k, seconds=len(k) * CYCLE))
-    seqs += [Sequence("getup_back", None, "back", "getup_back", 5.0),
-             Sequence("getup_front", None, "front", "getup_front", 5.0)]
-    return {s.name: s for s in seqs}
+    make = {"stand": lambda: Sequence("stand", walk(3.0, None), seconds=3.0),
+            "walk": lambda: Sequence("walk", walk(9.0, (1, 0, 0)), seconds=9.0),
+            "side": lambda: Sequence("side", walk(6.0, (0, 1, 0)), seconds=6.0),
+            "turn": lambda: Sequence("turn", walk(7.0, (0, 0, 1)), seconds=7.0),
+            "kick": kick,
+            "getup_back": lambda: Sequence("getup_back", None, "back", "getup_back", 5.0),
+            "getup_front": lambda: Sequence("getup_front", None, "front", "getup_front", 5.0)}
+    return {n: make[n]() for n in names}
 
 
 def compare(ref: Trace, other: Trace) -> dict[str, float]:
@@ -177,7 +180,7 @@ def main() -> None:
     unknown = sorted(set(names) - set(SEQUENCES))
     if unknown or len(worlds) < 2:
         ap.error(f"unknown sequences {unknown}" if unknown else "--worlds needs a reference and at least one other")
-    seqs = make_sequences(a.robot_type)
+    seqs = make_sequences(a.robot_type, names)
     skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
     traces: dict[str, dict[str, Trace]] = {w: {} for w in worlds}
