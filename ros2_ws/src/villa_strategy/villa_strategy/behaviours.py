@@ -365,6 +365,8 @@ class KickBehaviour:
 
 PUSH_REACH = 0.5            # m: the ball within this far ahead of the torso is pushed (walked through, §12.6)
 PUSH_CONE = math.radians(50)   # the heading may be this far off the way the ball should go while pushing it
+PUSH_FAR = 1.0              # m: a ball up to this far ahead and within PUSH_FAR_WIDTH m of the centre line is walked
+PUSH_FAR_WIDTH = 0.15       # on at, not walked up to behind (a pushed ball rolls 0.5-1 m ahead; issue 19)
 PUSH_WIDTH = 0.06           # m: the ball this far to either side of the torso's centre line still meets the feet
 
 
@@ -397,25 +399,49 @@ def attack_direction(ball, opponents=()) -> float:
     return penalty.shot_window(ball, keeper)[0]
 
 
+FINISH_RANGE = 3.0          # m from their goal line: a ball this near is walked into the goal from where we stand
+FINISH_REACH = 2.0          # m: ... by a player at most this far from it
+FINISH_MARGIN = 0.2         # m inside either post the line through the ball must cross the goal line
+
+
+def on_scoring_line(me, ball) -> bool:
+    """Whether walking straight through the ball from `me` sends it into their goal: the ball within FINISH_RANGE m of
+    their goal line, we within FINISH_REACH m behind it, and the line from us through the ball crossing the goal line
+    FINISH_MARGIN m inside the posts (issue 19: a ball 0.13 m from the line between the posts lay there for 13 s while
+    the on-ball player, whose approach point behind the ball along the goal's centre line was taken by their goalie,
+    walked round it; any push along the line it stood on would have scored)."""
+    me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
+    d = ball - me
+    if not (F.HALF_LENGTH - FINISH_RANGE < ball[0] < F.HALF_LENGTH) or d[0] <= 0.05 \
+            or float(np.linalg.norm(d)) > FINISH_REACH:
+        return False
+    y_at_line = ball[1] + (F.HALF_LENGTH - ball[0]) * d[1] / d[0]
+    return abs(y_at_line) < HALF_GOAL_Y - FINISH_MARGIN
+
+
 def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | None = None,
             positioning_distance: float = 0.8) -> tuple[np.ndarray, WalkOrder]:
     """§12.4-12.6 on the ball without kicking (team-relative field frame): approach behind the ball toward the
     opponent goal (or keep moving it the way we face, §12.5); push it when it is just ahead and we face about the
     right way (§12.6, push_ball); near it, circle it as an obstacle, facing the ball while it is on the way we want
     to move it and that way otherwise (turning to face a ball beside or behind us would only have to be undone).
+    A ball that rolled up to PUSH_FAR m ahead on our centre line is walked on at, and one on a line from us into their
+    goal is walked straight in (on_scoring_line).
     (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal task both run this."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     goal_dir = attack_direction(ball, opponents)
     agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
     dist = float(np.linalg.norm(ball - me))
     direction = goal_dir
-    if dist < 0.6 and should_move_ball_in_current_direction(agent_dir, goal_dir, ball, opponents):
+    if (dist < 0.6 and should_move_ball_in_current_direction(agent_dir, goal_dir, ball, opponents)) \
+            or on_scoring_line(me, ball):
         direction = agent_dir
     u = np.array([math.cos(direction), math.sin(direction)])
     rel = F.to_local(ball, me, theta)
     err = wrap(direction - theta)
-    if 0.0 < rel[0] < PUSH_REACH and abs(rel[1]) < 0.6 * rel[0] + PUSH_WIDTH + 0.02 and abs(err) < PUSH_CONE \
-            and float((ball - me) @ u) > 0.0:
+    pushing = 0.0 < rel[0] < PUSH_REACH and abs(rel[1]) < 0.6 * rel[0] + PUSH_WIDTH + 0.02
+    pushing = pushing or (PUSH_REACH <= rel[0] < PUSH_FAR and abs(rel[1]) < PUSH_FAR_WIDTH)
+    if pushing and abs(err) < PUSH_CONE and float((ball - me) @ u) > 0.0:
         return ball + 0.5 * u, push_ball(rel, err)
     opp_near = min(opponents, key=lambda o: np.linalg.norm(np.array(o) - ball)) if len(opponents) else None
     target = approach_target(me, ball, direction, opponent=opp_near)
