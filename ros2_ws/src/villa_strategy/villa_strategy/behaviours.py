@@ -224,13 +224,17 @@ def approach_target(me, ball, direction: float, behind: float = 0.25, side: floa
     return target
 
 
+def goal_line_y(ball, dx: float, dy: float) -> float:
+    """Where (y, m) the line from `ball` along (dx, dy), dx > 0, crosses their goal line."""
+    return float(ball[1] + (F.HALF_LENGTH - ball[0]) * dy / dx)
+
+
 def should_move_ball_in_current_direction(agent_dir: float, desired_dir: float, ball, opponents=()) -> bool:
     """§12.5 shouldMoveBallInCurrentDirection, with the closest opponent only (reflex-based)."""
     ball = np.asarray(ball, float)[:2]
     u = np.array([math.cos(agent_dir), math.sin(agent_dir)])
     ahead = ball + 1.5 * u
-    if ahead[0] > F.HALF_LENGTH and abs(ball[1] + (F.HALF_LENGTH - ball[0]) * math.tan(agent_dir)) < HALF_GOAL_Y \
-            and abs(agent_dir) < math.pi / 2:
+    if ahead[0] > F.HALF_LENGTH and abs(agent_dir) < math.pi / 2 and abs(goal_line_y(ball, *u)) < HALF_GOAL_Y:
         return True                                           # the ball would go into the goal
     if abs(ahead[0]) > F.HALF_LENGTH or abs(ahead[1]) > F.HALF_WIDTH:
         return False                                          # it would leave the field
@@ -415,8 +419,7 @@ def on_scoring_line(me, ball) -> bool:
     if not (F.HALF_LENGTH - FINISH_RANGE < ball[0] < F.HALF_LENGTH) or d[0] <= 0.05 \
             or float(np.linalg.norm(d)) > FINISH_REACH:
         return False
-    y_at_line = ball[1] + (F.HALF_LENGTH - ball[0]) * d[1] / d[0]
-    return abs(y_at_line) < HALF_GOAL_Y - FINISH_MARGIN
+    return abs(goal_line_y(ball, *d)) < HALF_GOAL_Y - FINISH_MARGIN
 
 
 def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | None = None,
