@@ -305,7 +305,7 @@ def load_in_play(set_name: str = "tuned", params_path: str | Path | None = None,
                                     or not all(isinstance(v, list) for v in section.values())):
             raise KickError(f"{path}: {IN_PLAY_KEY}: expected {{set: [kick name, ...]}}")
         sections.append((path, section or {}))
-    found = next(((path, name, section[name]) for name in _set_chain(sets, Path(params_path), set_name)
+    found = next(((path, name, section[name]) for name in set_chain(sets, Path(params_path), set_name)
                   for path, section in sections if name in section), None)
     if found is None:
         return None
@@ -380,7 +380,7 @@ def load_kick_parameters(path: str | Path, set_name: str) -> dict[str, dict[str,
     return _set_values(read_yaml(path, "the kick parameter sets", KickError), path, set_name)
 
 
-def _set_chain(sets: dict, path: Path, set_name: str) -> list[str]:
+def set_chain(sets: dict, path: Path, set_name: str) -> list[str]:
     """`set_name` and the sets it inherits from, nearest first (a file's ``sets``, read from `path`)."""
     if set_name not in sets:
         raise KickError(f"{path}: no kick parameter set {set_name!r} (have {', '.join(map(str, sets))})")
@@ -403,7 +403,7 @@ def _set_values(data, path: Path, set_name: str) -> dict[str, dict[str, float]]:
     sets = (data or {}).get("sets") if isinstance(data, dict) else None
     if not isinstance(sets, dict):
         raise KickError(f"{path}: expected 'sets: {{name: {{kick: {{parameter: value}}}}}}'")
-    chain = _set_chain(sets, path, set_name)
+    chain = set_chain(sets, path, set_name)
     out: dict[str, dict[str, float]] = {}
     for name in reversed(chain):
         for kick, params in (sets[name] or {}).items():

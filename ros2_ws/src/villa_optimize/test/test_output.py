@@ -145,3 +145,22 @@ def test_a_set_learned_for_a_robot_type_is_written_under_that_type(tmp_path, rob
     assert loaded["max_step_x"] != pytest.approx(0.10)
     for rt in set(range(5)) - {robot_type}:
         assert load_parameter_sets(path, robot_type=rt) == load_parameter_sets(shipped, robot_type=rt)
+
+
+def test_a_learned_kick_file_loads_on_its_own(tmp_path):
+    """`villa optimize kick` writes a file that `--params FILE --set optimized` loads as it is (bench/kick_approach.py,
+    kick_bench.py): the sets the learned one inherits are copied in; the learned kick has the candidate's values and
+    the others the start set's."""
+    from villa_motion import kick as KK
+    from villa_optimize.kick_objective import KickObjective
+
+    o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="inprocess", robot_type=1)
+    x = np.full(o.dim, 0.6)
+    path = o.write_best(x, 2.5, {}, tmp_path)[0]
+    loaded = KK.load_kick_set("optimized", params_path=path, robot_type=1)
+    learned = {p.name: p.value for p in KK.parameter_vector(loaded["forward_L"])}
+    assert learned == pytest.approx(o.space.denormalize(x), abs=1e-5)
+    shipped = KK.load_kick_set("tuned", robot_type=1)
+    assert KK.parameter_vector(loaded["in45_L"]) == KK.parameter_vector(shipped["in45_L"])
+    assert learned != pytest.approx({p.name: p.value for p in KK.parameter_vector(shipped["forward_L"])})
+    assert "robot type 1" in path.read_text().splitlines()[0]

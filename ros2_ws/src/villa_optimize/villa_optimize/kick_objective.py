@@ -27,6 +27,7 @@ from villa_motion import head as H
 from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_nao import field as F
+from villa_nao.params import config_path, read_yaml
 from villa_optimize.space import Space, write_text_atomic
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation, motion_cycle
 from villa_strategy import behaviours as B
@@ -191,6 +192,15 @@ class KickObjective:
         if not 1 <= self.attempts <= 50:
             raise ValueError(f"--attempts must be 1..50, got {self.attempts}")
 
+    def base_sets(self) -> dict:
+        """The shipped sets `base_set` inherits from (itself included), as villa_motion's kick_params.yaml has them:
+        copied into the learned file so that it loads on its own."""
+        if not self.base_set:
+            return {}
+        path = Path(config_path("villa_motion", "kick_params.yaml"))
+        sets = (read_yaml(path, "the kick parameter sets", KK.KickError) or {}).get("sets") or {}
+        return {name: sets[name] for name in reversed(KK.set_chain(sets, path, self.base_set))}
+
     def kicks(self):
         try:
             return KK.load_kick_set(self.base_set, robot_type=self.robot_type)
@@ -214,11 +224,13 @@ class KickObjective:
     def write_best(self, x: np.ndarray, fitness: float, info: dict, out_dir: Path) -> list[Path]:
         values = {k: round(v, 5) for k, v in self.space.denormalize(x).items()}
         out = Path(self.params_out)
-        data = {"sets": {self.set_name: {**({"inherit": self.base_set} if self.base_set else {}),
+        data = {"sets": {**self.base_sets(),
+                         self.set_name: {**({"inherit": self.base_set} if self.base_set else {}),
                                          self.kick_name: values}}}
         text = (f"# Kick parameters {self.kick_name!r} learned by `villa optimize kick` (CMA-ES, UT Austin Villa 2011 "
-                f"report §13.2), fitness {fitness:.4f}\n# Merge the set into villa_motion's config/kick_params.yaml "
-                f"(its 'inherit' names a set there).\n")
+                f"report §13.2, robot type {self.robot_type}), fitness {fitness:.4f}\n# Loads as it is (`--params "
+                f"FILE --set {self.set_name}`; the sets it inherits are copied from villa_motion's "
+                f"config/kick_params.yaml);\n# to ship it, merge the set '{self.set_name}' there.\n")
         write_text_atomic(out, text + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=118))
         js = Path(out_dir) / "best.json"
         js.write_text(json.dumps({"fitness": fitness, "kick": self.kick_name, "parameters": values,
@@ -228,7 +240,6 @@ class KickObjective:
 
 class KickEvaluator:
     def __init__(self, objective: KickObjective, worker: int) -> None:
-        from villa_nao.params import config_path
         from villa_optimize.worlds import make_world
 
         self.o = objective
