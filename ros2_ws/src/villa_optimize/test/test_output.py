@@ -164,3 +164,19 @@ def test_a_learned_kick_file_loads_on_its_own(tmp_path):
     assert KK.parameter_vector(loaded["in45_L"]) == KK.parameter_vector(shipped["in45_L"])
     assert learned != pytest.approx({p.name: p.value for p in KK.parameter_vector(shipped["forward_L"])})
     assert "robot type 1" in path.read_text().splitlines()[0]
+
+
+def test_a_kick_learned_under_its_start_sets_name_replaces_that_sets_kick(tmp_path):
+    """--set-name tuned with --start-set tuned: the file's tuned set has the learned kick and its other kicks as
+    before (written as `inherit: tuned` on itself, it would not load: an inherit loop)."""
+    from villa_motion import kick as KK
+    from villa_optimize.kick_objective import KickObjective
+
+    o = KickObjective("forward", "tuned", "tuned", tmp_path / "kick.yaml", backend="inprocess")
+    x = np.full(o.dim, 0.4)
+    path = o.write_best(x, 1.0, {}, tmp_path)[0]
+    loaded = KK.load_kick_set("tuned", params_path=path, robot_type=None)
+    learned = {p.name: p.value for p in KK.parameter_vector(loaded["forward_L"])}
+    assert learned == pytest.approx(o.space.denormalize(x), abs=1e-5)
+    shipped = KK.load_kick_set("tuned", robot_type=None)
+    assert KK.parameter_vector(loaded["in45_L"]) == KK.parameter_vector(shipped["in45_L"])

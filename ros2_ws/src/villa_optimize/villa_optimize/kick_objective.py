@@ -224,9 +224,11 @@ class KickObjective:
     def write_best(self, x: np.ndarray, fitness: float, info: dict, out_dir: Path) -> list[Path]:
         values = {k: round(v, 5) for k, v in self.space.denormalize(x).items()}
         out = Path(self.params_out)
-        data = {"sets": {**self.base_sets(),
-                         self.set_name: {**({"inherit": self.base_set} if self.base_set else {}),
-                                         self.kick_name: values}}}
+        sets = self.base_sets()
+        # a set learned under its start set's own name replaces that set's kick and keeps what it inherits
+        own = dict(sets[self.set_name] or {}) if self.set_name in sets else \
+            ({"inherit": self.base_set} if self.base_set else {})
+        data = {"sets": {**sets, self.set_name: {**own, self.kick_name: values}}}
         text = (f"# Kick parameters {self.kick_name!r} learned by `villa optimize kick` (CMA-ES, UT Austin Villa 2011 "
                 f"report §13.2, robot type {self.robot_type}), fitness {fitness:.4f}\n# Loads as it is (`--params "
                 f"FILE --set {self.set_name}`; the sets it inherits are copied from villa_motion's "
