@@ -189,6 +189,18 @@ def test_pursuit_angle_only_while_the_opponent_is_nearer_the_ball():
     assert t_opp == pytest.approx([-0.25, 0.0])
 
 
+def test_no_pursuit_at_a_ball_in_their_penalty_area():
+    # the opponent at a ball in their box is mostly their goalie, who does not dribble it: go behind the ball for the
+    # shot, do not wait in front of it (a game's last 11 s went that way, the goal beside the goalie open)
+    ball, keeper, me = (14.4, 0.45), (14.55, 0.4), (14.2, 1.4)
+    t = B.approach_target(me, ball, -1.0, opponent=keeper)
+    assert t == pytest.approx(np.array(ball) - 0.25 * np.array([math.cos(-1.0), math.sin(-1.0)]))
+    # the same situation outside their box is still §12.4's pursuit
+    shift = np.array([-5.0, 0.0])
+    t = B.approach_target(np.array(me) + shift, np.array(ball) + shift, -1.0, opponent=np.array(keeper) + shift)
+    assert t[0] < ball[0] + shift[0] - 0.5
+
+
 def test_when_to_kick():
     assert B.want_kick((0, 0), 0.0, [(3.0, 0.5)])
     assert not B.want_kick((0, 0), 0.0, [(0.5, 0.0)])

@@ -76,6 +76,10 @@ def ball_in_own_goal_box(ball) -> bool:
     return ball[0] < -F.HALF_LENGTH + F.PENALTY_LENGTH and abs(ball[1]) < F.PENALTY_HALF_WIDTH
 
 
+def ball_in_their_box(ball) -> bool:
+    return ball[0] > F.HALF_LENGTH - F.PENALTY_LENGTH and abs(ball[1]) < F.PENALTY_HALF_WIDTH
+
+
 def closeness_to_ball(agent, ball, is_goalie: bool = False, fallen: bool = False) -> float:
     """§12.1 getClosenessToBallMeasure: distance plus 1 m when in front of the ball, 1.5 m when fallen (unless
     within 0.65 m of it); the goalie is never closest unless the ball is in our goal box."""
@@ -206,11 +210,13 @@ def approach_target(me, ball, direction: float, behind: float = 0.25, side: floa
     between it and our goal, a point farther back along the opponent's likely dribble path (pursuit angle) — while the
     opponent is nearer the ball than we are (by PURSUIT_MARGIN): otherwise the opponent is not the one about to move
     it, and two players both waiting in pursuit 0.6 m from a still ball would stand there for the rest of the game
-    (seen on SimSpark, issue 16)."""
+    (seen on SimSpark, issue 16); and not with the ball in their penalty area, where the opponent at it is mostly
+    their goalie, who does not dribble it anywhere (issue 19: our player waited 0.6 m off a ball lying against their
+    goalie for the last 11 s of a game, with the goal beside it open)."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     u = np.array([math.cos(direction), math.sin(direction)])
     target = ball - behind * u
-    if opponent is not None:
+    if opponent is not None and not ball_in_their_box(ball):
         opp = np.asarray(opponent, float)[:2]
         opp_d = float(np.linalg.norm(opp - ball))
         if opp_d < 1.0 and ball[0] < opp[0] and opp_d < float(np.linalg.norm(me - ball)) - PURSUIT_MARGIN:
