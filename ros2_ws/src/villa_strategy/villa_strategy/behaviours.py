@@ -77,7 +77,7 @@ def ball_in_own_goal_box(ball) -> bool:
 
 
 def ball_in_their_box(ball) -> bool:
-    return ball[0] > F.HALF_LENGTH - F.PENALTY_LENGTH and abs(ball[1]) < F.PENALTY_HALF_WIDTH
+    return ball_in_own_goal_box((-ball[0], ball[1]))
 
 
 def closeness_to_ball(agent, ball, is_goalie: bool = False, fallen: bool = False) -> float:
