@@ -76,6 +76,16 @@ OWN_GOAL = np.array([-HALF_LENGTH, 0.0])
 OPP_GOAL = np.array([HALF_LENGTH, 0.0])
 
 
+def in_own_penalty_area(point) -> bool:
+    """Whether a field point (x, y) lies inside our own penalty area."""
+    return point[0] < -HALF_LENGTH + PENALTY_LENGTH and abs(point[1]) < PENALTY_HALF_WIDTH
+
+
+def in_their_penalty_area(point) -> bool:
+    """Whether a field point (x, y) lies inside the opponent's penalty area."""
+    return in_own_penalty_area((-point[0], point[1]))
+
+
 def landmark_array(names) -> np.ndarray:
     """(n, 3) array of the named landmarks' positions."""
     return np.array([LANDMARKS[n] for n in names], dtype=float)

@@ -72,12 +72,8 @@ def default_body(robot_type: int = 0) -> Body:
 
 
 # --- §12.1 closest to ball ------------------------------------------------------------------------------------
-def ball_in_own_goal_box(ball) -> bool:
-    return ball[0] < -F.HALF_LENGTH + F.PENALTY_LENGTH and abs(ball[1]) < F.PENALTY_HALF_WIDTH
-
-
-def ball_in_their_box(ball) -> bool:
-    return ball_in_own_goal_box((-ball[0], ball[1]))
+ball_in_own_goal_box = F.in_own_penalty_area
+ball_in_their_box = F.in_their_penalty_area
 
 
 def closeness_to_ball(agent, ball, is_goalie: bool = False, fallen: bool = False) -> float:

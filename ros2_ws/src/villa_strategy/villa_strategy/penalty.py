@@ -50,8 +50,7 @@ def penalty_goalie_target(ball) -> np.ndarray:
     """§14: normal positioning; with the ball within 3.5 m of the goal (outside the box) step up to the box's top
     edge; with the ball inside the box, go to it (and dribble it out)."""
     b = np.asarray(ball, float)[:2]
-    in_box = b[0] < -BOX_X and abs(b[1]) < F.PENALTY_HALF_WIDTH
-    if in_box:
+    if F.in_own_penalty_area(b):
         return b
     if np.linalg.norm(b - F.OWN_GOAL) < 3.5:
         p = goalie_position(b)
