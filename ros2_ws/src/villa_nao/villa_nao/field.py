@@ -21,6 +21,7 @@ GOAL_HEIGHT = 0.8
 GOAL_POST_RADIUS = 0.02
 PENALTY_LENGTH = 1.8          # penalty-area depth from the goal line
 PENALTY_HALF_WIDTH = 3.0      # penalty-area lines at |y| = 3.0
+PENALTY_AREA_X = HALF_LENGTH - PENALTY_LENGTH   # |x| of the penalty areas' front lines
 CENTER_CIRCLE_RADIUS = 2.0
 FREE_KICK_DISTANCE = 2.0
 BALL_RADIUS = 0.042
@@ -78,7 +79,7 @@ OPP_GOAL = np.array([HALF_LENGTH, 0.0])
 
 def in_own_penalty_area(point) -> bool:
     """Whether a field point (x, y) lies inside our own penalty area."""
-    return point[0] < -HALF_LENGTH + PENALTY_LENGTH and abs(point[1]) < PENALTY_HALF_WIDTH
+    return point[0] < -PENALTY_AREA_X and abs(point[1]) < PENALTY_HALF_WIDTH
 
 
 def in_their_penalty_area(point) -> bool:

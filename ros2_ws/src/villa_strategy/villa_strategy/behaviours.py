@@ -72,15 +72,12 @@ def default_body(robot_type: int = 0) -> Body:
 
 
 # --- §12.1 closest to ball ------------------------------------------------------------------------------------
-ball_in_own_goal_box = F.in_own_penalty_area
-ball_in_their_box = F.in_their_penalty_area
-
 
 def closeness_to_ball(agent, ball, is_goalie: bool = False, fallen: bool = False) -> float:
     """§12.1 getClosenessToBallMeasure: distance plus 1 m when in front of the ball, 1.5 m when fallen (unless
     within 0.65 m of it); the goalie is never closest unless the ball is in our goal box."""
     agent, ball = np.asarray(agent, float)[:2], np.asarray(ball, float)[:2]
-    if is_goalie and not ball_in_own_goal_box(ball):
+    if is_goalie and not F.in_own_penalty_area(ball):
         return 1000.0
     dist = float(np.linalg.norm(agent - ball))
     adjust = 0.0
@@ -212,7 +209,7 @@ def approach_target(me, ball, direction: float, behind: float = 0.25, side: floa
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     u = np.array([math.cos(direction), math.sin(direction)])
     target = ball - behind * u
-    if opponent is not None and not ball_in_their_box(ball):
+    if opponent is not None and not F.in_their_penalty_area(ball):
         opp = np.asarray(opponent, float)[:2]
         opp_d = float(np.linalg.norm(opp - ball))
         if opp_d < 1.0 and ball[0] < opp[0] and opp_d < float(np.linalg.norm(me - ball)) - PURSUIT_MARGIN:

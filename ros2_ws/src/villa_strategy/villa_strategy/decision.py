@@ -325,7 +325,7 @@ class TeamPlayer:
         if role == "goalie":
             if skill := self._dive(w, ball, me, game_time):
                 return Decision(role, tuple(me), skill=skill, method="penalty")
-            if B.ball_in_own_goal_box(ball):                                       # in our box: out with it
+            if F.in_own_penalty_area(ball):                                        # in our box: out with it
                 target, walk = self._on_ball(w, ball, me, theta, ())
             else:
                 target = penalty.penalty_goalie_target(ball)

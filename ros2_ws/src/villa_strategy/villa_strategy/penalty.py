@@ -9,8 +9,6 @@ import numpy as np
 from villa_nao import field as F
 from villa_strategy.goalie import goalie_position
 
-BOX_X = F.HALF_LENGTH - F.PENALTY_LENGTH
-
 SHOT_POST_MARGIN = 0.2      # m inside a post: the nearest a shot's window goes to it
 SHOT_KEEPER_HALF = 0.3      # m beside the goalie's centre: the nearest a shot's window goes to it
 
@@ -43,7 +41,7 @@ def striker_plan(ball, elapsed: float) -> str:
     b = np.asarray(ball, float)[:2]
     if elapsed > 25.0:
         return "dribble_into_goal"
-    return "shoot" if b[0] >= BOX_X - 1.2 else "dribble_to_box"
+    return "shoot" if b[0] >= F.PENALTY_AREA_X - 1.2 else "dribble_to_box"
 
 
 def penalty_goalie_target(ball) -> np.ndarray:
@@ -54,5 +52,5 @@ def penalty_goalie_target(ball) -> np.ndarray:
         return b
     if np.linalg.norm(b - F.OWN_GOAL) < 3.5:
         p = goalie_position(b)
-        return np.array([-BOX_X - 0.1, p[1]])
+        return np.array([-F.PENALTY_AREA_X - 0.1, p[1]])
     return goalie_position(b)

@@ -10,7 +10,7 @@ import numpy as np
 
 from villa_nao import field as F
 
-BOX_X = F.HALF_LENGTH - F.PENALTY_LENGTH        # |x| of the goal boxes' front lines
+BOX_X = F.PENALTY_AREA_X                        # |x| of the goal boxes' front lines
 BOX_Y = F.PENALTY_HALF_WIDTH
 
 
