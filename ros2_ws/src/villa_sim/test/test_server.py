@@ -1,6 +1,7 @@
 """`villa sim` as a server: real TCP agents, the trainer, sync mode (integration)."""
 
 import math
+import shutil
 
 import pytest
 import yaml
@@ -148,6 +149,18 @@ def test_unknown_actuator_and_garbage_do_not_kill_the_server():
         assert "(time (now" in a.recv()
         a.close()
         assert "ignoring commands for unknown actuator" in sim.log()
+    # a clean stop removes the temporary log directory (tests and tools used to leave one per server) and keeps the tail
+    assert sim.alive() is False and not sim.log_path.parent.exists()
+    assert "ignoring commands for unknown actuator" in sim.log()
+
+
+def test_a_crashed_sim_keeps_its_log_directory():
+    sim = SimProcess()
+    sim.proc.kill()
+    sim.proc.wait()
+    sim.stop()
+    assert sim.log_path.exists()
+    shutil.rmtree(sim.log_path.parent)
 
 
 @pytest.mark.parametrize("speed, simspark", [(1.0, 0.68), (3.0, 2.03)])

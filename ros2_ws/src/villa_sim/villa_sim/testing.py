@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -27,11 +28,16 @@ def free_ports(n: int = 2) -> list[int]:
 
 
 class SimProcess:
-    """`villa sim` in a subprocess on free ports; stopped with SIGINT (then SIGKILL) on exit."""
+    """`villa sim` in a subprocess on free ports; stopped with SIGINT (then SIGKILL) on exit.
+
+    Without `log_dir` its log goes to a temporary directory that a clean stop() removes (as SimSparkServer does); one
+    whose server had already exited on its own (a crash) is kept for a look."""
 
     def __init__(self, *extra_args: str, noise: bool = True, seed: int | None = 1, log_dir: str | None = None):
         self.agent_port, self.monitor_port = free_ports(2)
+        self._own_dir = log_dir is None
         self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="villa-sim-")) / "sim.log"
+        self._final_log: str | None = None            # the log's tail, kept when stop() removed the directory
         args = [sys.executable, "-m", "villa_sim.cli", "--agent-port", str(self.agent_port),
                 "--monitor-port", str(self.monitor_port), "--vision-noise", "simspark" if noise else "off",
                 *(["--seed", str(seed)] if seed is not None else []), *extra_args]
@@ -61,12 +67,15 @@ class SimProcess:
         return self.proc.poll() is None
 
     def log(self) -> str:
+        if self._final_log is not None:
+            return self._final_log
         if not self._log.closed:
             self._log.flush()
         return self.log_path.read_text()[-4000:]
 
     def stop(self) -> int:
-        if self.proc.poll() is None:
+        crashed = self.proc.poll() is not None
+        if not crashed:
             try:
                 os.killpg(self.proc.pid, signal.SIGINT)
                 self.proc.wait(timeout=10)
@@ -76,6 +85,9 @@ class SimProcess:
             except ProcessLookupError:
                 pass
         self._log.close()
+        if self._own_dir and not crashed and self._final_log is None:
+            self._final_log = self.log_path.read_text(errors="replace")[-4000:]
+            shutil.rmtree(self.log_path.parent, ignore_errors=True)
         return self.proc.returncode
 
     def __enter__(self) -> SimProcess:
