@@ -204,8 +204,10 @@ def main() -> int:
             lis = Listener(unum)
             runner = TeamRunner(cfg, log_dir, env=env, ready_timeout=60)
             runner.start()
+            # on the field, upright and beamed to its kick-off spot by the centre (a new robot stands at the side
+            # line until its first beam; a kick-off before it leaves the ball 17 m away and beams are refused)
             trainer.wait_for(lambda g: ("left", unum) in g.players and g.players[("left", unum)].upright > 0.9
-                             and g.players[("left", unum)].position[0] < 0, 120)
+                             and math.hypot(*g.players[("left", unum)].position[:2]) < 1.0, 120)
             bump = BareAgent(server.agent_port)
             trainer.wait_for(lambda g: ("right", 1) in g.players, 60)
             trainer.move_player("Right", 1, 12.0, 9.0, 0.0)
