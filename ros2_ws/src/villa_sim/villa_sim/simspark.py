@@ -26,7 +26,6 @@ import math
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -38,7 +37,7 @@ from transforms3d.quaternions import mat2quat
 
 from villa_bridge import framing
 from villa_bridge.sexp import ParseError, parse
-from villa_sim.testing import free_ports
+from villa_sim.testing import free_ports, stop_group
 from villa_sim.trainer import GroundTruth, PlayerTruth, Trainer, TrainerError
 
 DEFAULT_PREFIX = Path("/opt/rcssserver3d")
@@ -175,16 +174,7 @@ class SimSparkServer:
         """SIGINT (the server's clean exit), SIGKILL if it hangs (it can, inside ODE). The temporary directory (its
         configuration and server.log) is removed unless the server had already exited on its own (a crash: its log
         is kept for a look) or `keep_files`."""
-        crashed = self.proc.poll() is not None
-        if not crashed:
-            try:
-                os.killpg(self.proc.pid, signal.SIGINT)
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-            except ProcessLookupError:
-                pass
+        crashed = stop_group(self.proc, timeout)
         if not self._log.closed:
             self._log.close()
         if self._own_dir and not crashed and not keep_files:

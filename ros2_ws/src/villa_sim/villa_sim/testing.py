@@ -27,6 +27,22 @@ def free_ports(n: int = 2) -> list[int]:
     return ports
 
 
+def stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> bool:
+    """Stop a server started in its own session: SIGINT to its process group (its clean exit), SIGKILL if it has not
+    exited within `timeout` s. Returns True when it had already exited on its own (a crash: keep its files)."""
+    if proc.poll() is not None:
+        return True
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    except ProcessLookupError:
+        pass
+    return False
+
+
 class SimProcess:
     """`villa sim` in a subprocess on free ports; stopped with SIGINT (then SIGKILL) on exit.
 
@@ -74,18 +90,9 @@ class SimProcess:
         return self.log_path.read_text()[-4000:]
 
     def stop(self) -> int:
-        crashed = self.proc.poll() is not None
-        if not crashed:
-            try:
-                os.killpg(self.proc.pid, signal.SIGINT)
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-            except ProcessLookupError:
-                pass
+        crashed = stop_group(self.proc)
         self._log.close()
-        if self._own_dir and not crashed and self._final_log is None:
+        if self._own_dir and not crashed:
             self._final_log = self.log_path.read_text(errors="replace")[-4000:]
             shutil.rmtree(self.log_path.parent, ignore_errors=True)
         return self.proc.returncode
