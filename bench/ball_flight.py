@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Benchmark: how far a ball travels from a given launch, rolled or lofted, on villa sim and on the real SimSpark.
+
+    source scripts/env.sh && python bench/ball_flight.py [--worlds sim,simspark] [--shots 4:0,4:20,4:35,8:0,8:30]
+
+Each shot is speed:elevation (m/s, degrees): the trainer places the ball at (-10, 0), just above the grass, with that
+velocity along +x, and the ball's x is read 8 simulated s later (it has stopped by then). Compares the two servers'
+ball models beyond the rolling ball that villa sim is calibrated on (`test_a_rolling_ball_slows_as_on_simspark`):
+what a lofted kick would gain on each (issue 19, kick reach). No robot is on the field.
+
+SimSpark ignores the trainer's ball command once its ball has come to rest (ODE auto-disables a resting body, and a
+disabled body is neither moved nor simulated until something touches it), so each SimSpark shot gets a fresh server
+and is placed at once; villa sim plays every shot on one server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+from villa_nao import field as F
+from villa_sim.simspark import SimSparkServer, SimSparkTrainer
+from villa_sim.testing import SimProcess
+from villa_sim.trainer import Trainer
+
+START_X = -10.0
+ROLL = 8.0                    # simulated s after the launch
+
+
+def parse_shots(text: str) -> list[tuple[float, float]]:
+    shots = []
+    for item in filter(None, text.split(",")):
+        try:
+            speed, elevation = (float(v) for v in item.split(":"))
+        except ValueError:
+            raise SystemExit(f"--shots: expected speed:elevation pairs such as 4:20, got {item!r}") from None
+        if not (0.0 < speed <= 30.0 and 0.0 <= elevation < 90.0):
+            raise SystemExit(f"--shots: speed in (0, 30] m/s and elevation in [0, 90) degrees, got {item!r}")
+        shots.append((speed, elevation))
+    if not shots:
+        raise SystemExit("--shots: no shot given")
+    return shots
+
+
+def shoot(trainer, speed: float, elevation: float) -> float:
+    """Launch one ball; its travel along x (m). (SimSpark's monitor, running unpaced, reports too seldom to see the
+    ball's flight itself.)"""
+    e = math.radians(elevation)
+    t0 = trainer.wait_for(lambda g: True).sim_time
+    trainer.place_ball(START_X, 0.0, F.BALL_RADIUS + 0.005, velocity=(speed * math.cos(e), 0.0, speed * math.sin(e)))
+    trainer.wait_for(lambda g: g.ball[0] > START_X + 0.01, timeout=30)
+    return trainer.wait_sim_time(t0 + ROLL, timeout=60).ball[0] - START_X
+
+
+def run_sim(shots) -> list[float]:
+    with SimProcess() as sim, Trainer(port=sim.monitor_port) as trainer:
+        trainer.play_mode("PlayOn")
+        return [shoot(trainer, *s) for s in shots]
+
+
+def run_simspark(shots) -> list[float]:
+    out = []
+    for s in shots:
+        server = SimSparkServer(sync=False, realtime=False)      # no agent: it runs as fast as it can
+        try:
+            with SimSparkTrainer(port=server.monitor_port) as trainer:
+                trainer.wait_updates(2)
+                trainer.play_mode("PlayOn")
+                out.append(shoot(trainer, *s))
+        finally:
+            server.stop()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--worlds", default="sim,simspark", help="comma-separated: sim (villa sim), simspark")
+    ap.add_argument("--shots", default="4:0,4:20,4:35,8:0,8:30", help="speed:elevation pairs (m/s:degrees)")
+    a = ap.parse_args()
+    shots = parse_shots(a.shots)
+    runners = {"sim": run_sim, "simspark": run_simspark}
+    worlds = [w for w in a.worlds.split(",") if w]
+    unknown = set(worlds) - set(runners)
+    if unknown:
+        raise SystemExit(f"--worlds: unknown {', '.join(sorted(unknown))}; known: {', '.join(runners)}")
+    t0 = time.time()
+    results = {}
+    for w in worlds:
+        results[w] = runners[w](shots)
+        print(f"({w} done, {time.time() - t0:.0f} s)", flush=True)
+    print(f"{'speed m/s':>9} {'elevation':>9} " + " ".join(f"{w + ' travel m':>17}" for w in worlds))
+    for i, (speed, elevation) in enumerate(shots):
+        cells = " ".join(f"{results[w][i]:17.2f}" for w in worlds)
+        print(f"{speed:9.1f} {elevation:9.0f} {cells}")
+
+
+if __name__ == "__main__":
+    main()
