@@ -8,9 +8,9 @@ velocity along +x, and the ball's x is read 8 simulated s later (it has stopped 
 ball models beyond the rolling ball that villa sim is calibrated on (`test_a_rolling_ball_slows_as_on_simspark`):
 what a lofted kick would gain on each (issue 19, kick reach). No robot is on the field.
 
-SimSpark ignores the trainer's ball command once its ball has come to rest (ODE auto-disables a resting body, and a
-disabled body is neither moved nor simulated until something touches it), so each SimSpark shot gets a fresh server
-and is placed at once; villa sim plays every shot on one server.
+SimSpark with no agent, unpaced, applied only the trainer's first commands here: a ball placement or a play mode sent
+a second later was ignored (with ODE's auto-disable on or off), so each SimSpark shot gets a fresh server and is
+launched at once; villa sim plays every shot on one server.
 """
 
 from __future__ import annotations
