@@ -62,14 +62,12 @@ def run_sim(shots) -> list[float]:
 def run_simspark(shots) -> list[float]:
     out = []
     for s in shots:
-        server = SimSparkServer(sync=False, realtime=False)      # no agent: it runs as fast as it can
-        try:
-            with SimSparkTrainer(port=server.monitor_port) as trainer:
-                trainer.wait_updates(2)
-                trainer.play_mode("PlayOn")
-                out.append(shoot(trainer, *s))
-        finally:
-            server.stop()
+        # no agent: the server runs as fast as it can
+        with SimSparkServer(sync=False, realtime=False) as server, \
+                SimSparkTrainer(port=server.monitor_port) as trainer:
+            trainer.wait_updates(2)
+            trainer.play_mode("PlayOn")
+            out.append(shoot(trainer, *s))
     return out
 
 
