@@ -171,13 +171,40 @@ def test_kickoff_taker_lines_up_before_the_kickoff_and_kicks_at_the_whistle(robo
 
 
 def test_kickoff_taker_stands_on_its_beam_spot_while_the_ball_is_not_on_the_centre_spot():
-    """After a goal the ball lies in the net until the kick-off: the taker does not walk to it; nor unlocalized."""
+    """Before the first kick-off the taker lines up only to a ball seen on the centre spot, and only localized."""
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1))
+    beam = p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True).beam
+    for view in (D.WorldView(pose=beam, ball=(2.0, 0.5), since_beam=2.0),
+                 D.WorldView(pose=beam, ball=(0.0, 0.0), ball_valid=False, since_beam=2.0),
+                 D.WorldView(pose=beam, ball=(0.0, 0.0), localized=False, since_beam=2.0)):
+        d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)
+        assert d.beam == beam and d.walk is None and d.skill is None, d
+
+
+def test_after_a_goal_the_kickoff_taker_lines_up_to_the_centre_spot_while_the_ball_is_in_the_net():
+    """Issue 19: after a goal the ball lies in the net until the kick-off; the taker lines up during the pause to the
+    centre spot, where the server puts the ball (it lined up after the whistle: the ball moved up to 3.2 s after it),
+    with its head scanning; never unlocalized, never before the beam's drop settled, never a kick."""
     p = D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1))
     beam = p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.GOAL_OPP, 0.0, True).beam
-    for view in (D.WorldView(pose=beam, ball=(14.0, 0.5), since_beam=2.0),
-                 D.WorldView(pose=beam, ball=(0.0, 0.0), localized=False, since_beam=2.0)):
+    in_net = (14.0, 0.5)
+    for view in (D.WorldView(pose=beam, ball=in_net, since_beam=0.5),
+                 D.WorldView(pose=beam, ball=in_net, localized=False, since_beam=2.0)):
         d = p.decide(view, D.GOAL_OPP, 0.0, True)
         assert d.beam == beam and d.walk is None and d.skill is None, d
+    view = D.WorldView(pose=beam, ball=in_net, since_beam=2.0)
+    d = p.decide(view, D.GOAL_OPP, 0.0, True)
+    assert d.beam == beam and d.skill is None and d.walk is not None and not d.walk.stop and d.walk.x > 0, d
+    assert not d.head_ball_focus
+    kick = p.kicks[p._kick_name]
+    at, face = KK.approach_pose(kick, (0.0, 0.0), p._kickoff_dir)
+    assert d.target == pytest.approx(tuple(at))
+    view.pose = (float(at[0]), float(at[1]), face)
+    d = p.decide(view, D.GOAL_OPP, 0.0, True)                  # there: stands until the kick-off
+    assert d.skill is None and d.walk is not None and d.walk.stop, d
+    view.ball = (0.0, 0.0)
+    d = p.decide(view, D.KICK_OFF_OWN, 0.02, True)             # the whistle, the ball on the spot: kicks at once
+    assert d.walk is None and d.skill == f"kick_{kick.name}", d
 
 
 def test_no_kicks_when_disabled():
