@@ -238,6 +238,20 @@ class VillaSoccerSimulation(SoccerSimulation):
 
     # --- actions -----------------------------------------------------------------------------------
 
+    def beam_agent(self, actuator_name: str, beam_pose: tuple[float, float, float]) -> None:
+        """SimSpark's beam (SoccerBase::MoveAndRotateAgent): every body of the robot moved as it stands, at rest; its
+        joints keep their angles. rcssservermj's beam also sets every joint to 0: a robot beamed while it walked (at a
+        goal) stood up straight in mid-step and fell (issue 19: the kick-off after a goal)."""
+        agent_id = AgentID.from_prefixed_name(actuator_name)
+        player = None
+        if agent_id is not None and TeamSide.is_valid(agent_id.team_id):
+            player = self._team_players[agent_id.team_id].get(agent_id.player_no)
+        angles = None if player is None else [j.qpos.copy() for j in player._joints]
+        super().beam_agent(actuator_name, beam_pose)
+        if angles is not None:           # a refused beam (play on) changed nothing: putting them back changes nothing
+            for joint, q in zip(player._joints, angles, strict=True):
+                joint.qpos[:] = q
+
     def _hinge(self, effector: str):
         """(vel, pos, tau actuator, qpos adr, dof adr, lo, hi, kp, kd) of ``<prefix><eff>``, or None if unknown."""
         hinge = self._hinges.get(effector)
