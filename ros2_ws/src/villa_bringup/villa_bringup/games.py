@@ -313,6 +313,14 @@ class HostedGame(Game):
 class SocketGame(Game):
     """A server process (villa sim or the real SimSpark) on free ports, each player's session on its own thread."""
 
+    def start(self, trainer) -> None:
+        """Play starts through the trainer once every player stands on its beam spot: the left team's kick-off (a
+        penalty kick with --penalty). A benchmark may start it otherwise (bench/kickoff_after_goal.py)."""
+        if self.spec.penalty:
+            start_penalty(trainer, self.spec.server)
+        else:
+            trainer.kick_off("Left")
+
     def play(self, stop, progress) -> dict:
         from villa_bringup.match import start_server
 
@@ -356,10 +364,7 @@ class SocketGame(Game):
                 time.sleep(0.02)
             if self.spec.server == "simspark":
                 trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
-            if self.spec.penalty:
-                start_penalty(trainer, self.spec.server)
-            else:
-                trainer.kick_off("Left")
+            self.start(trainer)
             gt = trainer.wait_for(lambda g: g.play_mode != "BeforeKickOff", timeout=self.spec.stall_timeout)
             self.kickoff_time = gt.game_time
             next_t, played = gt.sim_time, 0.0
