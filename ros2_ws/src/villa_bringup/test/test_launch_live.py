@@ -137,7 +137,12 @@ def _echo(env: dict[str, str], topic: str, patience: float = 75) -> str:
 
 
 def _env(base: dict[str, str], tmp_path: Path, domain: int) -> dict[str, str]:
-    return {**base, "ROS_DOMAIN_ID": str(domain), "ROS_LOG_DIR": str(tmp_path / "ros_log"), "PYTHONUNBUFFERED": "1"}
+    # TMPDIR: launch_ros writes a node's dict parameters to a launch_params_* file it never deletes (upstream); in the
+    # test's own directory they go with it
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    return {**base, "ROS_DOMAIN_ID": str(domain), "ROS_LOG_DIR": str(tmp_path / "ros_log"), "PYTHONUNBUFFERED": "1",
+            "TMPDIR": str(tmp)}
 
 
 @pytest.mark.parametrize("workspace, composition", [("symlink", "player"), ("plain", "node")])
