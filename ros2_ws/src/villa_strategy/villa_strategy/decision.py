@@ -25,7 +25,8 @@ GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
 FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpark's beam noise is +-5 cm, and a beamed
-                           # Nao settles forward: 2.5 cm on villa sim, 4-10 cm on SimSpark; the taker lines up)
+                           # Nao settles forward: 4-10 cm on SimSpark, 2.5 cm on villa sim before its beam kept the
+                           # joints; the taker lines up)
 KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
                             # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
 KICKOFF_LINEUP_BALL = 0.3  # m from the centre spot: the ball the kick-off taker lines up to before the kick-off
@@ -367,8 +368,9 @@ class TeamPlayer:
     def _kickoff_lineup(self, w: WorldView, ball, me, theta, beam, play_mode: int) -> Decision | None:
         """§11.2.1 before our kick-off: once settled after its beam, the taker walks to the kick-off kick's stand-at
         point (robots may move in their own half while the game waits), so that the kick goes at the whistle without a
-        step. A beamed Nao settles 4-10 cm forward of its beam on SimSpark (2.5 cm on villa sim) plus the beam noise:
-        from the beam spot it often stood against the ball, touched it at the whistle and its kick was a second touch.
+        step. A beamed Nao settles 4-10 cm forward of its beam on SimSpark (2.5 cm on villa sim, with the old beam) plus
+        the beam noise: from the beam spot it often stood against the ball, touched it at the whistle and its kick was
+        a second touch.
         Lines up to a localized, seen ball near the centre spot; during the pause after a goal the ball lies in the net
         until the kick-off, so the taker lines up to the centre spot itself, where the server puts it (issue 19: it
         lined up only after the whistle, and the ball moved 2.0-3.2 s after it on SimSpark, against 1.2-2.4 s at the
