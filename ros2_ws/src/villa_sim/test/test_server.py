@@ -1,7 +1,6 @@
 """`villa sim` as a server: real TCP agents, the trainer, sync mode (integration)."""
 
 import math
-import re
 import shutil
 
 import pytest
@@ -67,10 +66,11 @@ def test_nao_is_beamed_and_stands_for_10_simulated_seconds():
 
 
 def _angle(msg: str, perceptor: str) -> float:
-    """A hinge's sensed angle (degrees) in a perception."""
-    m = re.search(rf"\(HJ \(n {perceptor}\)\s*\(ax ([-0-9.eE]+)\)", msg)
-    assert m, f"no {perceptor} in {msg[:200]}"
-    return float(m.group(1))
+    """A hinge's sensed angle (degrees, the wire's) in a perception, read by the bridge's parser."""
+    from villa_bridge.perception import parse_perception
+
+    p = parse_perception(msg)
+    return dict(zip(p.joint_names, p.joint_angles, strict=True))[perceptor]
 
 
 def test_a_beam_moves_the_robot_as_it_stands_with_its_joints_bent():
@@ -91,11 +91,13 @@ def test_a_beam_moves_the_robot_as_it_stands_with_its_joints_bent():
         knee = _angle(msg, "llj4")
         assert knee == pytest.approx(-60.0, abs=3.0), "the crouch is not held before the beam"
         agent.send("(beam -5 1 0)" + hold)
+        t_beam = trainer.truth().sim_time
         while True:
             msg = agent.recv()
-            p = trainer.truth().players[("left", 1)]
-            if abs(p.position[0] + 5) < 0.1:
+            gt = trainer.truth()
+            if abs(gt.players[("left", 1)].position[0] + 5) < 0.1:
                 break
+            assert gt.sim_time < t_beam + 0.5, "the beam was not applied within 0.5 simulated s"
             agent.send(hold)
         # the first perception where it stands beamed: rcssservermj's beam read about 0 here (the servo needs
         # 10 cycles at 6.14 rad/s to bend a knee 60 deg again)
