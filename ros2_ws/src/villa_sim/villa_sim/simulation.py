@@ -245,7 +245,7 @@ class VillaSoccerSimulation(SoccerSimulation):
         agent_id = AgentID.from_prefixed_name(actuator_name)
         player = None
         if agent_id is not None and TeamSide.is_valid(agent_id.team_id):
-            player = self._team_players[agent_id.team_id].get(agent_id.player_no)
+            player = self.get_players(agent_id.team_id).get(agent_id.player_no)
         angles = None if player is None else [j.qpos.copy() for j in player._joints]
         super().beam_agent(actuator_name, beam_pose)
         if angles is not None:           # a refused beam (play on) changed nothing: putting them back changes nothing
