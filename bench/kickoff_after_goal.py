@@ -35,12 +35,7 @@ class AfterGoalGame(G.SocketGame):
         # the ball waits beside the goal for a second before play on: the players see it there, so that the kick-off
         # taker does not kick at a ball it still believes on the centre spot (its kick would run on after the beam)
         trainer.place_ball(*IN_GOAL)
-        # by the time the players perceive (SimSpark's monitor clock is the game clock, which stands before play)
-        t0, deadline = min(pl.sim_time for pl in self.players), time.monotonic() + self.spec.stall_timeout
-        while min(pl.sim_time for pl in self.players) < t0 + SEEN:
-            if time.monotonic() > deadline:
-                raise G.GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s")
-            time.sleep(0.02)
+        self.wait_perceived(SEEN)
         trainer.play_mode("PlayOn")
         trainer.place_ball(*IN_GOAL, velocity=ROLL)
 

@@ -321,6 +321,19 @@ class SocketGame(Game):
         else:
             trainer.kick_off("Left")
 
+    def wait_perceived(self, seconds: float, stop=None) -> None:
+        """Wait `seconds` of the server time the players perceive (SimSpark's monitor clock is the game clock, which
+        stands before the kick-off). GameError when it stands still for stall_timeout s; KeyboardInterrupt once `stop`
+        (an Event) is set."""
+        t0 = min(pl.sim_time for pl in self.players)
+        deadline = time.monotonic() + self.spec.stall_timeout
+        while min(pl.sim_time for pl in self.players) < t0 + seconds:
+            if time.monotonic() > deadline:
+                raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s before the kick-off")
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt
+            time.sleep(0.02)
+
     def play(self, stop, progress) -> dict:
         from villa_bringup.match import start_server
 
@@ -351,17 +364,7 @@ class SocketGame(Game):
                     time.sleep(0.02)
             n = len(self.players)
             trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
-            # SETTLE s of the server time the players perceive (SimSpark's monitor clock is the game clock, which
-            # stands before the kick-off)
-            t0 = min(pl.sim_time for pl in self.players)
-            deadline = time.monotonic() + self.spec.stall_timeout
-            while min(pl.sim_time for pl in self.players) < t0 + SETTLE:
-                if time.monotonic() > deadline:
-                    raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s before the "
-                                    "kick-off")
-                if stop.is_set():
-                    raise KeyboardInterrupt
-                time.sleep(0.02)
+            self.wait_perceived(SETTLE, stop)
             if self.spec.server == "simspark":
                 trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
             self.start(trainer)
