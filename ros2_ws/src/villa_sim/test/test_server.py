@@ -2,6 +2,8 @@
 
 import math
 import shutil
+import socket
+import struct
 
 import pytest
 import yaml
@@ -193,6 +195,25 @@ def test_unknown_actuator_and_garbage_do_not_kill_the_server():
     # a clean stop removes the temporary log directory (tests and tools used to leave one per server) and keeps the tail
     assert sim.alive() is False and not sim.log_path.parent.exists()
     assert "ignoring commands for unknown actuator" in sim.log()
+
+
+def test_players_that_leave_abruptly_do_not_stop_the_game():
+    # In sync mode the simulation thread sends perceptions while an agent's thread closes its socket: the send
+    # raised OSError (bad file descriptor, reset) and ended the simulation (before the fix in 8 to 30 of these leaves)
+    with SimProcess("--sync") as sim:
+        for i in range(60):
+            a = RawAgent(sim.agent_port, "nao", "villa", 1 + i % 11)
+            for _ in range(3 + i % 5):
+                a.recv()
+                a.send("(syn)")
+            a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))   # close with a reset
+            a.close()
+        stayer = RawAgent(sim.agent_port, "nao", "villa", 1)
+        for _ in range(5):
+            assert "(time (now" in stayer.recv()
+            stayer.send("(syn)")
+        stayer.close()
+        assert sim.alive(), sim.log()
 
 
 def test_a_crashed_sim_keeps_its_log_directory():

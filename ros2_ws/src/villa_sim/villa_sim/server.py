@@ -74,6 +74,17 @@ class VillaSimServer(SoccerSimServer):
         # The monitor listener builds an rcssservermj RemoteMonitor for each connection: ours serves it instead.
         super()._run_remote_monitor(VillaMonitor(monitor._conn))
 
+    def _send_perceptions(self, *agents) -> None:
+        # An agent whose connection closes while its perception is being sent (its receiving thread closes the
+        # socket between rcssservermj's "still active?" check and the send; a reset peer) raised OSError here and
+        # ended the simulation thread: one player leaving stopped the game for all. As SimSpark does, the game goes
+        # on; the agent's own thread takes it out of the game.
+        for agent in agents:
+            try:
+                agent.send_perceptions()
+            except OSError as e:
+                logger.info("villa sim: agent %s left while its perception was sent (%s)", agent, e)
+
 
 def run(options: SimOptions) -> int:
     """Run until SIGINT/SIGTERM. Returns a process exit code."""
