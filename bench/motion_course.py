@@ -10,6 +10,10 @@ irrelevant here: the course is open loop, the ground truth scores).
 config/walk_params.yaml, set goToTarget. --game-sets walks each command in the set the game's §10.3 rule would pick
 (sprint straight ahead, goToTarget otherwise): how a learned sprint set is checked.
 
+The 10 m walk also reports how often the leg pitch joints (hips, knees, ankles) run at their speed limit after its
+first 2 s (a joint's sensed speed within 5 % of the limit) and how far they lag the walk's targets: where the walk asks
+for more than the motors give, the feet do not go where the engine puts them.
+
 Course (Figure 4 kinds): long walks forward / backward / left / right, a curve, quick direction changes, stop-and-go,
 a spiral. Each segment is a command held for a time (MoveOptPhase / StopOptPhase of §10.4.2); the robot turns toward
 waypoints for the curve and spiral. Prints forward speed (m/s) and falls per course. The simulation is deterministic:
@@ -26,6 +30,7 @@ import numpy as np
 
 from villa_motion import arbiter as A
 from villa_motion.params import load_parameter_sets, walk_sets_path
+from villa_nao.joints import joints_for_type
 from villa_optimize.tasks import motion_cycle, start_jitter
 from villa_optimize.worlds import make_world
 from villa_strategy import behaviours as B
@@ -90,8 +95,12 @@ class Walk:
     or with `distance` walk (1, 0, 0) until the torso is that far from where it started. Ends at the first fall."""
 
     def __init__(self, start, engine: A.MotionArbiter, segments=None, distance: float | None = None,
-                 game_sets: bool = False) -> None:
+                 game_sets: bool = False, max_speed: dict[str, float] | None = None) -> None:
         self.game_sets = game_sets
+        self.max_speed = max_speed or {}      # leg pitch joints' speed limits (rad/s): the saturation figures
+        self.at_limit: list[float] = []       # per cycle, the share of those joints at their limit
+        self.lag: list[float] = []            # per cycle, their mean |target of the cycle before - sensed| (rad)
+        self._before = None                   # (sensed joints, targets) of the cycle before
         self.segments = segments or [("forward", 60.0, lambda t: (1, 0, 0))]
         self.distance = distance
         self.task = Start(start, 0.5 + sum(s for _, s, _ in self.segments))
@@ -128,7 +137,20 @@ class Walk:
                 self.heading = math.remainder(o.yaw - self.origin[3], 2 * math.pi)
             elif t >= sum(s for _, s, _ in self.segments):
                 self.done = True
-        return motion_cycle(self.w, o).targets
+        targets = motion_cycle(self.w, o).targets
+        self._saturation(t, o, targets)
+        return targets
+
+    def _saturation(self, t: float, o, targets) -> None:
+        if (self.distance is not None and not self.done and self.origin is not None and self._before is not None
+                and t - self.origin[2] >= 2.0):
+            joints, before = self._before
+            names = [n for n in self.max_speed if n in o.joints and n in joints and n in before]
+            if names:
+                speed = np.array([abs(o.joints[n] - joints[n]) / 0.02 for n in names])
+                self.at_limit.append(float(np.mean(speed >= 0.95 * np.array([self.max_speed[n] for n in names]))))
+                self.lag.append(float(np.mean([abs(before[n] - o.joints[n]) for n in names])))
+        self._before = (dict(o.joints), dict(targets))
 
     def _set(self, c) -> str:
         """With game_sets, the set the game's §10.3 rule walks command c with: sprint straight ahead (within 15°,
@@ -168,12 +190,17 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
     speed of the completed walks, their count, forward falls, falls per course and the segments fallen in; ok = every
     run completed without a fall."""
     speeds, headings, to_half, fwd_falls, course_falls, where = [], [], [], 0, [], []
+    at_limit, lag = [], []
+    pitch = {j.name: j.max_speed for j in joints_for_type(rt)
+             if j.name.endswith(("HipPitch", "KneePitch", "AnklePitch"))}
     w = make_world(world, rt)
     try:
         for seed in range(runs):
             r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name, world), distance=10.0,
-                                   game_sets=game_sets))
+                                   game_sets=game_sets, max_speed=pitch))
             fwd_falls += r.fell_in is not None
+            at_limit += r.at_limit
+            lag += r.lag
             if r.speed is not None:
                 speeds.append(r.speed)
                 headings.append(math.degrees(r.heading))
@@ -187,6 +214,8 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
         w.close()
     return {"speed": float(np.mean(speeds)) if speeds else float("nan"), "completed": len(speeds),
             "heading_deg": headings, "to_half": to_half,
+            "at_limit": float(np.mean(at_limit)) if at_limit else float("nan"),
+            "lag_deg": math.degrees(float(np.mean(lag))) if lag else float("nan"),
             "forward_falls": fwd_falls, "course_falls": course_falls, "where": where,
             "ok": len(speeds) == runs and fwd_falls == 0 and not any(course_falls)}
 
@@ -215,6 +244,8 @@ def main() -> None:
     print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
           f"{m['forward_falls']} falls); heading change over it (deg): "
           + (", ".join(f"{h:+.1f}" for h in m["heading_deg"]) or "-"))
+    print(f"  leg pitch joints at their speed limit (after its first 2 s): {100 * m['at_limit']:.0f} % of "
+          f"joint-cycles; behind the walk's targets by {m['lag_deg']:.1f} deg on average")
     print("  standing to 0.5 m/s (s, over 0.4 s): " + ", ".join(f"{h:.2f}" for h in m["to_half"]))
     print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "
           f"falls per course {np.mean(m['course_falls']):.2f} ({m['course_falls']})"
