@@ -53,7 +53,7 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
     assert first["A"]["kicked_off"] and not first["B"]["kicked_off"]
     s = G.summarize([first])
     assert (s["A"]["kickoffs"], s["A"]["kickoffs_kicked"], s["B"]["kickoffs"]) == (1, 1, 0)
-    assert "own kick-offs kicked within 3 s" in G.table(s)
+    assert "own kick-offs, ball moved within 3 s" in G.table(s)
     odd = _specs(tmp_path, games=2)[1]                 # sides alternate: team A plays the right half in odd games
     assert not odd.a_left
 
@@ -85,13 +85,15 @@ def test_summary_counts_results_and_standard_error():
                 "result": "W" if a > b else "L" if a < b else "D", "A": {**team, "score": a}, "B": {**team, "score": b}}
 
     games = [r(2, 0), r(0, 1), r(1, 1)]
-    games[0]["A"] = {**games[0]["A"], "kicked_off": True, "first_kick": 1.2}    # kicked within 3 s
-    games[1]["A"] = {**games[1]["A"], "kicked_off": True, "first_kick": 3.5}    # too late
-    games[2]["B"] = {**games[2]["B"], "kicked_off": True, "first_kick": None}   # no kick at all
+    # s from each own kick-off until the ball moved off the spot: the first and one after a goal, both in time
+    games[0]["A"] = {**games[0]["A"], "kicked_off": True, "first_kick": 1.2, "kickoff_times": [1.6, 2.4]}
+    games[1]["A"] = {**games[1]["A"], "kicked_off": True, "first_kick": 0.6, "kickoff_times": [3.5]}   # too late
+    # a kick started in time that fell or missed: the ball did not move; not a kicked ball
+    games[2]["B"] = {**games[2]["B"], "kicked_off": True, "first_kick": 0.4, "kickoff_times": [None]}
     s = G.summarize(games)
     assert (s["A"]["kickoffs"], s["A"]["kickoffs_kicked"], s["B"]["kickoffs"], s["B"]["kickoffs_kicked"]) == \
-        (2, 1, 1, 0)
-    assert "1 of 2" in G.table(s) and "0 of 1" in G.table(s)
+        (3, 2, 1, 0)
+    assert "2 of 3" in G.table(s) and "0 of 1" in G.table(s)
     assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 1)
     assert s["goal_difference_mean"] == pytest.approx(1 / 3)
     assert s["goal_difference_se"] == pytest.approx((((2 - 1 / 3) ** 2 + (1 + 1 / 3) ** 2 + (1 / 3) ** 2) / 2 / 3)
