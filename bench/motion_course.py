@@ -100,7 +100,7 @@ class Walk:
         self.max_speed = max_speed or {}      # leg pitch joints' speed limits (rad/s): the saturation figures
         self.at_limit: list[float] = []       # per cycle, the share of those joints at their limit
         self.lag: list[float] = []            # per cycle, their mean |target of the cycle before - sensed| (rad)
-        self._before = None                   # (sensed joints, targets) of the cycle before
+        self._before = None                   # (time, sensed joints, targets) of the cycle before
         self.segments = segments or [("forward", 60.0, lambda t: (1, 0, 0))]
         self.distance = distance
         self.task = Start(start, 0.5 + sum(s for _, s, _ in self.segments))
@@ -144,13 +144,13 @@ class Walk:
     def _saturation(self, t: float, o, targets) -> None:
         if (self.distance is not None and not self.done and self.origin is not None and self._before is not None
                 and t - self.origin[2] >= 2.0):
-            joints, before = self._before
+            t_before, joints, before = self._before
             names = [n for n in self.max_speed if n in o.joints and n in joints and n in before]
-            if names:
-                speed = np.array([abs(o.joints[n] - joints[n]) / 0.02 for n in names])
+            if names and o.t > t_before:
+                speed = np.array([abs(o.joints[n] - joints[n]) / (o.t - t_before) for n in names])
                 self.at_limit.append(float(np.mean(speed >= 0.95 * np.array([self.max_speed[n] for n in names]))))
                 self.lag.append(float(np.mean([abs(before[n] - o.joints[n]) for n in names])))
-        self._before = (dict(o.joints), dict(targets))
+        self._before = (o.t, dict(o.joints), dict(targets))
 
     def _set(self, c) -> str:
         """With game_sets, the set the game's §10.3 rule walks command c with: sprint straight ahead (within 15°,
