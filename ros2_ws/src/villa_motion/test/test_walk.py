@@ -242,10 +242,11 @@ def test_shipped_sets_differ_per_robot_type_where_the_run_challenge_fell():
     assert two["goToTarget"].max_step_x < zero["goToTarget"].max_step_x
     assert two["positioning"].max_step_x < zero["positioning"].max_step_x
     assert two["kickApproach"] == zero["kickApproach"]
-    for rt in (1, 2, 4):                                             # the learned sprint fell with these types
+    for rt in (1, 2):                                                # the learned sprint fell with these types
         other = load_parameter_sets(path, robot_type=rt)
         assert other["sprint"] == other["goToTarget"]
     assert zero["sprint"] != zero["goToTarget"]
+    assert load_parameter_sets(path, robot_type=4)["sprint"] == zero["sprint"]   # type 4 with its stop (delta_stop)
 
 
 def test_balance_feedback_moves_only_the_stance_ankle_by_the_gains():
@@ -270,6 +271,7 @@ def test_shipped_sets_balance_except_on_a_physical_nao_and_in_the_kick_approach(
     assert sim["kickApproach"].gyro_roll == sim["kickApproach"].gyro_pitch == 0.0
     assert all(s.gyro_roll == s.gyro_pitch == 0.0 for s in nao.values()) and set(nao) == set(sim)
     assert all(s.heading_gain == s.turn_in_place == s.delta_forward == 0.0 for s in nao.values())
+    assert all(s.delta_stop == 0.5 for s in nao.values())
 
 
 def test_bad_inputs_never_produce_nan():
@@ -336,6 +338,22 @@ def test_delta_forward_speeds_up_forward_steps_only():
     back.command_normalized(-1.0, 0.0, 0.0)
     back._new_step(p)
     assert back.step[0] == pytest.approx(-0.1 * p.max_step_x)
+
+
+def test_told_to_stop_the_steps_shrink_by_delta_stop_but_never_slower_than_delta():
+    w = _engine(replace(P, delta=0.1, delta_stop=0.25), step=(0, 0, 0))
+    w.step = np.array([0.1, 0.02, 0.2])
+    w.command_stand()
+    w._new_step(w.p)
+    assert w.step == pytest.approx([0.075, 0.015, 0.15])
+    fast = _engine(replace(P, delta=0.4, delta_stop=0.25), step=(0, 0, 0))
+    fast.step = np.array([0.1, 0.0, 0.0])
+    fast.command_stand()
+    fast._new_step(fast.p)
+    assert fast.step[0] == pytest.approx(0.06)
+    assert WalkParams().delta_stop == 0.5
+    with pytest.raises(ValueError):
+        replace(P, delta_stop=0.0).validate()
 
 
 @pytest.mark.parametrize("robot_type", [0, 2])

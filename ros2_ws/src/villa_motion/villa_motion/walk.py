@@ -84,6 +84,7 @@ class WalkParams:
     phase_length: float = 0.38        # s, duration of a single step (ϕ_length)
     delta: float = 0.15               # P gain of step sizes per step (δ)
     delta_forward: float = 0.0        # P gain of the forward step while it grows forward (0 = delta)
+    delta_stop: float = 0.5           # P gain of every step size once told to stop (at least delta)
     y_sep: float = 0.11               # m, separation between the feet
     x_offset: float = 0.005           # m, constant offset between torso and feet
     x_factor: float = 0.0             # fraction of step_x added to the torso's forward position
@@ -106,6 +107,7 @@ class WalkParams:
                 raise ValueError(f"walk parameter {f.name} must be finite, got {v}")
         if not (0 < self.z_torso < 0.4 and 0 <= self.f_g < 0.5 and 0 <= self.f_s < 0.5 and self.phase_length > 0.05
                 and 0.05 < self.pendulum_height < 1 and 0 < self.delta <= 1 and 0 <= self.delta_forward <= 1
+                and 0 < self.delta_stop <= 1
                 and self.err_max > self.err_norm >= 0
                 and self.y_sep > 0):
             raise ValueError(f"walk parameters out of range: {self}")
@@ -288,7 +290,7 @@ class WalkEngine:
                           self._max_turn(p, self.desired[0] / p.max_step_x, self.desired[1] / p.max_step_y)])
         desired = np.clip(self.desired, -maxes, maxes)
         # P control of step sizes; stopping decays faster so the jog in place (§10.4.3) ends soon after 0.5 s
-        gain = np.full(3, max(p.delta, 0.5) if self.stop_requested else p.delta)
+        gain = np.full(3, max(p.delta, p.delta_stop) if self.stop_requested else p.delta)
         old = self.step
         if p.delta_forward > 0.0 and desired[0] > old[0] >= 0.0:     # speeding up forward (deviation, issue 20)
             gain[0] = p.delta_forward
