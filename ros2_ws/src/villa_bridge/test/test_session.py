@@ -11,6 +11,7 @@ import pytest
 
 from villa_bridge.framing import encode, recv_frame
 from villa_bridge.joint_io import command_to_targets
+from villa_bridge.rcssservermj import RcssservermjBackend
 from villa_bridge.session import Backoff, BridgeSession, SessionConfig
 from villa_bridge.sexp import parse
 from villa_bridge.simspark import SimSparkBackend
@@ -257,6 +258,31 @@ def test_on_answered_comes_after_the_answer_went_out(server):
             server.send(CONFIRM.format(t=t))
         assert done.wait(5)
         assert answered == [pytest.approx(1.02), pytest.approx(1.04)] and all(sent_before)
+    finally:
+        session.stop()
+        th.join(5)
+
+
+def test_real_time_mode_sends_no_empty_frame_before_motion_targets(server):
+    """rcssservermj in real-time mode: a robot without targets has nothing to say, and says nothing. An empty frame
+    (length 0) made rcssservermj read a whole buffer as one message and drop the player 2.7 s after it joined (every
+    `villa match --realtime` start, until the bridge's reconnect)."""
+    backend = RcssservermjBackend("villa", 7, sync=False)
+    cycles = threading.Semaphore(0)
+    session = BridgeSession(backend, SessionConfig(port=server.port, target_deadline=0.01, motion_timeout_cycles=2),
+                            on_cycle=lambda latency, late: cycles.release())
+    th = start(session)
+    try:
+        server.accept()
+        assert server.recv().startswith("(init nao villa 7)")
+        for k in range(5):                                   # no targets yet: every cycle passes in silence
+            server.send(PLAIN.format(t=1.0 + 0.02 * k))
+            assert cycles.acquire(timeout=5)
+        session.submit_targets(command_to_targets(["HeadYaw"], [0.1]))
+        server.send(PLAIN.format(t=1.1))
+        first = server.recv()                                # the first frame after init answers the last perception
+        assert first and "he1" in first and "syn" not in first
+        assert cycles.acquire(timeout=5) and session.stats.cycles == 6 and session.stats.connects == 1
     finally:
         session.stop()
         th.join(5)

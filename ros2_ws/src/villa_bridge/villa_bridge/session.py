@@ -14,8 +14,8 @@ on the server:
 
 Targets carry the time of the perception they answer (the JointCommand's stamp); targets for an earlier cycle that
 arrive late are held but do not answer the current one. Malformed perceptions are counted, logged and answered with
-the held targets (in sync mode the server waits for an answer). A dropped connection reconnects with back-off and a
-new init.
+the held targets (in sync mode the server waits for an answer). An answer with nothing in it (real-time mode, before
+motion's first targets) is not sent. A dropped connection reconnects with back-off and a new init.
 """
 
 from __future__ import annotations
@@ -244,7 +244,9 @@ class BridgeSession:
                 self.stats.malformed += 1
                 self.log.warning(f"bridge: oversized message skipped ({e}); {self.stats.malformed} malformed so far")
             reply = self.answer(data)
-            if reply is not None:
+            if reply:
+                # nothing to say (real-time mode, no targets yet) sends no frame: rcssservermj reads a zero-length
+                # frame as one as long as its buffer, swallows the next messages and drops the connection
                 self._send(sock, reply)
             self.answered()
 
@@ -270,7 +272,7 @@ class BridgeSession:
         if self._first:
             self._first = False
             reply = self.backend.first_reply()
-            if reply is not None:
+            if reply:
                 return reply
         with self._lock:
             self._targets_event.clear()

@@ -67,7 +67,7 @@ def test_players_stand_and_walk_in_real_time_mode(tmp_path, ros_domain):
         cycles, late = result["late"][team["team"]]
         assert cycles >= 0.9 * 50 * result["duration"], (team["team"], cycles)   # every perception answered
         assert late < 0.05 * cycles, (team["team"], late, cycles)
-        assert team["walked"] > 0.5, team                                # both players walked (to the ball)
+        assert team["walked"] > 0.5, result["teams"]                     # both players walked (to the ball)
 
 
 def test_players_stand_in_real_time_mode(tmp_path, ros_domain):

@@ -158,16 +158,52 @@ def test_kickoff_taker_lines_up_before_the_kickoff_and_kicks_at_the_whistle(robo
     d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # just dropped by the beam: stays, no walk order
     assert d.beam == beam and d.walk is None and d.skill is None, d
     view.since_beam = 1.6
-    d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # settled: walks forward to the stand-at point
-    assert d.beam == beam and d.skill is None and d.walk is not None and not d.walk.stop and d.walk.x > 0, d
     kick = p.kicks[p._kick_name]
     at, face = KK.approach_pose(kick, (0.0, 0.0), p._kickoff_dir)
+    d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # settled on its beam spot: near enough, stands
+    assert d.beam == beam and d.skill is None and d.walk is not None and d.walk.stop, d
+    short = 2 * D.KICKOFF_LINEUP_HOLD                          # dropped farther back (SimSpark's beam noise)
+    view.pose = (float(at[0] - short * math.cos(face)), float(at[1] - short * math.sin(face)), face)
+    d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # walks forward to the stand-at point
+    assert d.beam == beam and d.skill is None and d.walk is not None and not d.walk.stop and d.walk.x > 0, d
     assert d.target == pytest.approx(tuple(at))
     view.pose = (float(at[0]), float(at[1]), face)
     d = p.decide(view, D.BEFORE_KICK_OFF, 0.0, True)           # there: stands (no kick before the whistle)
     assert d.skill is None and d.walk is not None and d.walk.stop, d
     d = p.decide(view, D.KICK_OFF_OWN, 0.02, True)             # the whistle: kicks without a step
     assert d.walk is None and d.skill == f"kick_{kick.name}", d
+
+
+def test_the_kickoff_taker_steps_only_when_well_off_its_point_not_for_estimate_noise():
+    """Issue 19 (`villa match --realtime`): over a wait of seconds the pose and ball estimates jitter by 2-3 cm; lining
+    up whenever its stand-at point was KICKOFF_LINEUP_NEAR m off stepped the taker now and then, and the kick from the
+    stop after a step under way at the whistle fell. It stands until the point is KICKOFF_LINEUP_HOLD m off, then lines
+    up to NEAR, and stands again until HOLD."""
+    p = D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1))
+    p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True)  # draws the direction
+    kick = p.kicks[p._kick_name]
+    at, face = KK.approach_pose(kick, (0.0, 0.0), p._kickoff_dir)
+    back = -np.array([math.cos(face), math.sin(face)])          # off the point, away from the ball
+
+    def decide(off: float):
+        pose = (float(at[0] + off * back[0]), float(at[1] + off * back[1]), face)
+        return p.decide(D.WorldView(pose=pose, ball=(0.0, 0.0), since_beam=2.0), D.BEFORE_KICK_OFF, 0.0, True)
+
+    between = 0.5 * (D.KICKOFF_LINEUP_NEAR + D.KICKOFF_LINEUP_HOLD)
+    assert D.KICKOFF_SETBACK < D.KICKOFF_LINEUP_HOLD                  # on the beam spot it stands
+    for off in (D.KICKOFF_SETBACK, between, D.KICKOFF_LINEUP_NEAR - 0.01):
+        d = decide(off)
+        assert d.walk is not None and d.walk.stop, (off, d)
+    d = decide(D.KICKOFF_LINEUP_HOLD + 0.02)                          # well off (a beam's noise, a drop): lines up
+    assert d.walk is not None and not d.walk.stop, d
+    assert not decide(between).walk.stop                              # to the near tolerance
+    assert decide(0.0).walk.stop                                      # there: stands
+    assert decide(between).walk.stop                                  # the estimate jitters: still stands
+    decide(D.KICKOFF_LINEUP_HOLD + 0.02)
+    p.decide(D.WorldView(pose=(float(at[0]), float(at[1]), face), ball=(0.0, 0.0)), D.PLAY_ON, 5.0, True)
+    p.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True)   # its new direction
+    at, face = KK.approach_pose(p.kicks[p._kick_name], (0.0, 0.0), p._kickoff_dir)
+    assert decide(between).walk.stop                                  # the next kick-off starts afresh
 
 
 def test_kickoff_taker_stands_on_its_beam_spot_while_the_ball_is_not_on_the_centre_spot():
@@ -192,12 +228,16 @@ def test_after_a_goal_the_kickoff_taker_lines_up_to_the_centre_spot_while_the_ba
                  D.WorldView(pose=beam, ball=in_net, localized=False, since_beam=2.0)):
         d = p.decide(view, D.GOAL_OPP, 0.0, True)
         assert d.beam == beam and d.walk is None and d.skill is None, d
+    kick = p.kicks[p._kick_name]
+    at, face = KK.approach_pose(kick, (0.0, 0.0), p._kickoff_dir)
     view = D.WorldView(pose=beam, ball=in_net, since_beam=2.0)
+    d = p.decide(view, D.GOAL_OPP, 0.0, True)                  # on its beam spot: near enough, stands
+    assert d.beam == beam and d.skill is None and d.walk is not None and d.walk.stop, d
+    short = 2 * D.KICKOFF_LINEUP_HOLD                          # dropped farther back
+    view.pose = (float(at[0] - short * math.cos(face)), float(at[1] - short * math.sin(face)), face)
     d = p.decide(view, D.GOAL_OPP, 0.0, True)
     assert d.beam == beam and d.skill is None and d.walk is not None and not d.walk.stop and d.walk.x > 0, d
     assert not d.head_ball_focus
-    kick = p.kicks[p._kick_name]
-    at, face = KK.approach_pose(kick, (0.0, 0.0), p._kickoff_dir)
     assert d.target == pytest.approx(tuple(at))
     view.pose = (float(at[0]), float(at[1]), face)
     d = p.decide(view, D.GOAL_OPP, 0.0, True)                  # there: stands until the kick-off

@@ -14,7 +14,7 @@ def test_strategy_node_beams_before_kickoff_and_walks_in_play(ros_domain):
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
 
-    from villa_msgs.msg import GameState, RoleAssignment, WalkCommand, WorldModel
+    from villa_msgs.msg import GameState, MotionStatus, RoleAssignment, WalkCommand, WorldModel
     from villa_strategy.node import StrategyNode
 
     rclpy.init()
@@ -28,14 +28,18 @@ def test_strategy_node_beams_before_kickoff_and_walks_in_play(ros_domain):
         probe.create_subscription(RoleAssignment, "role_assignment", lambda m: got["roles"].append(m), 5)
         gs_pub = probe.create_publisher(GameState, "game_state", 5)
         wm_pub = probe.create_publisher(WorldModel, "world_model", 5)
+        status_pub = probe.create_publisher(MotionStatus, "motion_status", 5)
         ex = SingleThreadedExecutor()
         ex.add_node(node)
         ex.add_node(probe)
         t = threading.Thread(target=ex.spin, daemon=True)
         t.start()
         time.sleep(1.0)
+        status_pub.publish(MotionStatus(active="stand"))            # the first beam waits for the robot to stand
+        time.sleep(0.2)
         gs = GameState(unum=2, side=GameState.SIDE_LEFT, play_mode=GameState.BEFORE_KICK_OFF, team_name="villa")
-        for _ in range(10):
+        for k in range(20):                                          # 1 s of server cycles, stamped 50 ms apart
+            gs.header.stamp.sec, gs.header.stamp.nanosec = divmod(50_000_000 * k, 1_000_000_000)
             gs_pub.publish(gs)
             time.sleep(0.05)
         wm = WorldModel(localized=True, ball_valid=True)
@@ -44,6 +48,7 @@ def test_strategy_node_beams_before_kickoff_and_walks_in_play(ros_domain):
         wm_pub.publish(wm)
         time.sleep(0.2)
         gs.play_mode, gs.game_time = GameState.PLAY_ON, 1.0
+        gs.header.stamp.sec = 2
         for _ in range(10):
             gs_pub.publish(gs)
             time.sleep(0.05)

@@ -1,10 +1,12 @@
 """The strategy stage: beams once per beam phase, requests a skill once while it runs, head on the ball."""
 
+import pytest
+
 from villa_localization.stage import WorldEstimate
 from villa_motion import arbiter as A
 from villa_motion import head as H
 from villa_strategy.decision import BEFORE_KICK_OFF, GOAL_OPP, PLAY_ON, StrategyParams
-from villa_strategy.stage import StrategyStage
+from villa_strategy.stage import FIRST_BEAM_STAND, StrategyStage
 
 
 def _stage():
@@ -17,6 +19,7 @@ def _estimate(x, y, localized=True, ball=(0.0, 0.0)):
 
 def test_beams_once_per_phase_and_again_only_where_it_did_not_take():
     s = _stage()
+    s.motion_status("stand", False)
     beams = [s.decide(0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam for i in range(200)]      # 4 s before kick-off
     sent = [b for b in beams if b is not None]
     assert len(sent) == 1 and sent[0][0] < 0                      # a beam drops the robot: once is enough
@@ -42,3 +45,18 @@ def test_requests_a_skill_once_while_it_runs_and_focuses_the_head_on_the_ball():
     s.motion_status("stand", True)
     r = s.decide(1.04, PLAY_ON, 1.04, True).request
     assert r is not None and r.skill == "dive_left" and r.request_id == 1
+
+
+def test_the_first_beam_waits_until_the_new_robot_has_stood_for_a_while():
+    """Issue 19 (`villa match --realtime`): a new robot's joints go from straight to the stand pose when motion starts;
+    beamed in that crouch it lurched up to 17 cm and knocked the ball off the centre spot. The first beam waits for
+    FIRST_BEAM_STAND s of the motion standing; later beams (after a goal) do not wait."""
+    s = _stage()
+    assert all(s.decide(0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam is None for i in range(50))   # no motion yet
+    s.motion_status("stand", False)
+    t0 = 1.0
+    beams = [(t0 + 0.02 * i, s.decide(t0 + 0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam) for i in range(50)]
+    sent = [t for t, b in beams if b is not None]
+    assert len(sent) == 1 and sent[0] - t0 == pytest.approx(FIRST_BEAM_STAND, abs=0.021)
+    s.motion_status("walk", False)                                # after a goal the robot may be walking
+    assert s.decide(10.0, GOAL_OPP, 50.0, True).beam is not None

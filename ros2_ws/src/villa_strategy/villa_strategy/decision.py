@@ -29,6 +29,9 @@ KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpa
                            # joints; the taker lines up)
 KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
                             # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
+KICKOFF_LINEUP_HOLD = 0.07  # m: the taker stands until its stand-at point is this far, then lines up to NEAR (pose
+                            # and ball estimates jitter 2-3 cm: lining up at NEAR stepped it now and then, and the
+                            # whistle came mid-step; from the beam spot, 5 cm short, the kick moves the ball 2.0-2.3 m)
 KICKOFF_LINEUP_BALL = 0.3  # m from the centre spot: the ball the kick-off taker lines up to before the kick-off
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
@@ -136,6 +139,7 @@ class TeamPlayer:
                                       turn_tolerance=params.kick_turn_tolerance, hysteresis=params.kick_hysteresis)
         self._kick_since: float | None = None       # game time the current kick attempt began (§12.7: 15 s)
         self._kickoff_dir: float | None = None
+        self._lined_up = True                       # the kick-off taker stands lined up (KICKOFF_LINEUP_HOLD)
         self._penalty_start: float | None = None    # game time the penalty kick began (§14: 40 s)
         self._penalty_shot: float | None = None     # game time of the striker's shot
 
@@ -225,6 +229,8 @@ class TeamPlayer:
         theta = w.pose[2]
         if self.p.penalty:
             return self._penalty(w, ball, me, theta, play_mode, game_time)
+        if play_mode not in BEAM_MODES:
+            self._lined_up = True                   # the next kick-off's taker starts from its beam spot
         if play_mode in BEAM_MODES:
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
@@ -374,8 +380,11 @@ class TeamPlayer:
         Lines up to a localized, seen ball near the centre spot; during the pause after a goal the ball lies in the net
         until the kick-off, so the taker lines up to the centre spot itself, where the server puts it (issue 19: it
         lined up only after the whistle, and the ball moved 2.0-3.2 s after it on SimSpark, against 1.2-2.4 s at the
-        first kick-off). Never kicks (walk stop once the kick would be requested). None: stand on the beam spot (also
-        before the first beam)."""
+        first kick-off). Never kicks (walk stop once the kick would be requested). It lines up only once the point is
+        KICKOFF_LINEUP_HOLD m off (then to KICKOFF_LINEUP_NEAR), and stands otherwise: lining up whenever it was
+        NEAR m off, pose and ball noise over a real-time wait of seconds stepped it now and then, and a kick-off kick
+        taken at the whistle from the stop that followed fell (4 of 7 in `villa match --realtime`). None: stand on the
+        beam spot (also before the first beam)."""
         if not self.p.kickoff_settle <= w.since_beam < math.inf or not w.localized:
             return None
         if play_mode == GOAL_OPP:
@@ -383,7 +392,9 @@ class TeamPlayer:
         elif not w.ball_valid or math.hypot(*ball) > KICKOFF_LINEUP_BALL:
             return None
         direction, pool = self._kickoff_kick()
-        step = self.kicker.execute(me, theta, ball, direction, pool, near=KICKOFF_LINEUP_NEAR)
+        near = KICKOFF_LINEUP_HOLD if self._lined_up else KICKOFF_LINEUP_NEAR
+        step = self.kicker.execute(me, theta, ball, direction, pool, near=near)
+        self._lined_up = step.walk is None
         walk = step.walk or B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True)
         # the head scans while the ball is in the net (it looks for the lines, not the ball)
         return Decision("onBall", tuple(step.target), walk=walk, head_ball_focus=play_mode != GOAL_OPP, beam=beam,

@@ -4,8 +4,8 @@ Inputs: the world estimate (villa_localization.stage.WorldEstimate, the plain vi
 (§8), the motion status, heard messages (§6) and, once per server cycle, the game state, which runs one decision
 (villa_strategy.decision.TeamPlayer) and returns the Commands for motion and the bridge: a walk request, a skill or
 kick request, the head, say, beam (once per beam phase; again after `beam_period` s only while the estimate is over
-BEAM_MISSED from the spot) and the role assignment. Parameters: config/strategy.yaml's names; the robot's type and
-walk sets make its Body.
+BEAM_MISSED from the spot; the first once the motion has stood FIRST_BEAM_STAND s) and the role assignment.
+Parameters: config/strategy.yaml's names; the robot's type and walk sets make its Body.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from villa_strategy.formation import formation_params, roles_for, variant_format
 
 UPRIGHT = A.UPRIGHT
 BEAM_MISSED = 1.0           # m between our estimate and the beam spot that means a beam did not take effect
+FIRST_BEAM_STAND = 0.5      # s the motion stands before the player's first beam (a new robot goes from its straight
+                            # joints to the stand pose: beamed in that crouch, it lurched up to 17 cm on villa sim in
+                            # real time and knocked the ball off the centre spot, issue 19)
 SEES_BALL_FOR = 0.5         # s since the ball was last seen that still counts as seeing it (§6's "sees ball" bit)
 
 
@@ -83,6 +86,7 @@ class StrategyStage:
         self.beamed_to: tuple[float, float, float] | None = None
         self.beam_mode = -1
         self.side_left = True
+        self._stand_since: float | None = None  # time the motion status last became "stand"
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any], seed: int | None = None) -> StrategyStage:
@@ -131,9 +135,15 @@ class StrategyStage:
     def decide(self, t: float, play_mode: int, game_time: float, side_left: bool) -> Commands:
         """The decision of the cycle at time t (s) with the game state."""
         self.side_left = side_left
+        if self.motion_active != "stand":
+            self._stand_since = None
+        elif self._stand_since is None:
+            self._stand_since = t
         d = self.player.decide(self.view(t), play_mode, game_time, side_left)
         beam = None
-        if d.beam is not None:
+        settled = self.beamed_to is not None or (self._stand_since is not None
+                                                 and t - self._stand_since >= FIRST_BEAM_STAND - 1e-9)
+        if d.beam is not None and settled:
             # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
             # falls); again after beam_period only while our estimate says we are not there (the beam was lost)
             w = self.world
