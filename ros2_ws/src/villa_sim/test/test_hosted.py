@@ -29,3 +29,27 @@ def test_robots_join_without_a_bad_control_warning(mujoco_warnings):
     assert len(server.agents) == 4
     assert mujoco_warnings == []
     assert np.all(np.isfinite(server.sim._mj_data.ctrl))
+
+
+def test_commands_for_a_nao_joint_not_in_the_model_are_reported_only_if_they_go_on(caplog):
+    """A joining robot's first joint commands can come before the model is rebuilt with it (every `villa match` start
+    logged 22 warnings per robot): a Nao joint's name is reported once its commands went on for UNKNOWN_GRACE; a name
+    that is no Nao joint at once. Each is reported once."""
+    from villa_sim.simulation import UNKNOWN_GRACE, VillaSoccerSimulation
+
+    sim = VillaSoccerSimulation(vision_noise=False, seed=1)
+    assert sim.init()
+    with caplog.at_level("WARNING", logger="villa_sim.simulation"):
+        sim.villa_hinge_velocity("r-1-1-he1", 0.1)                     # a robot joining: not reported
+        assert "unknown actuator" not in caplog.text
+        for _ in range(UNKNOWN_GRACE - 2):
+            sim.villa_hinge_velocity("r-1-1-he1", 0.1)
+        assert "unknown actuator" not in caplog.text
+        sim.villa_hinge_velocity("r-1-1-he1", 0.1)
+        assert caplog.text.count("unknown actuator r-1-1-he1") == 1
+        sim.villa_hinge_velocity("r-0-1-nosuchjoint", 0.1)
+        assert caplog.text.count("unknown actuator r-0-1-nosuchjoint") == 1
+        for _ in range(2 * UNKNOWN_GRACE):
+            sim.villa_hinge_velocity("r-1-1-he1", 0.1)
+            sim.villa_hinge_velocity("r-0-1-nosuchjoint", 0.1)
+    assert caplog.text.count("ignoring commands for unknown actuator") == 2

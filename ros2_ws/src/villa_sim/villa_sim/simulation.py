@@ -16,7 +16,9 @@ What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
   substep and kept within ``REFERENCE_LEAD`` of the joint (a blocked joint does not wind the reference up); a stiff
   pure velocity servo would need MuJoCo's implicit integration, which explodes against the ground contacts here.
   rcssservermj's PD command ``(<eff> q dq kp kd tau)`` still works (it takes the joint out of velocity mode);
-- robustness: a joint command naming an unknown actuator is ignored (logged once), not a crash.
+- robustness: a joint command naming an unknown actuator is ignored (logged once), not a crash; a Nao joint of a
+  robot the model does not hold yet is logged only if its commands go on (``UNKNOWN_GRACE``: a joining robot's first
+  commands come before the model is rebuilt with it, and every start logged 22 warnings per robot).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ BALL_LINEAR_DRAG = 0.01       # N per m/s on the ball: SimSpark ball.rsg's DragC
 BALL_ANGULAR_DRAG = 0.00005   # N m per rad/s on the ball: its setAngularDrag 0.00005
 REFERENCE_LEAD = 0.05        # rad: a velocity-mode joint's servo reference stays this close to the joint
 STOP_TOLERANCE = 0.05        # rad: a joint further than this beyond a stop ignores velocity commands
+UNKNOWN_GRACE = 50           # commands for a Nao joint the model does not have before they are logged (1 s)
 FOOT_GEOMS = {"lf": "lfoot", "rf": "rfoot", "lf1": "ltoe", "rf1": "rtoe"}
 
 
@@ -149,7 +152,7 @@ class VillaSoccerSimulation(SoccerSimulation):
         self.rng = np.random.default_rng(seed)
         self._noise: dict[AgentID, VisionNoise] = {}
         self._audio = SayHearModel()
-        self._unknown_actuators: set[str] = set()
+        self._unknown_actuators: dict[str, int] = {}    # <prefix><eff> -> commands ignored
         self._hinges: dict[str, tuple] = {}      # <prefix><eff> -> actuators, joint addresses, range, gains
         self._pd_actuators: dict[str, tuple[int, int, int]] = {}   # <prefix><eff> -> tau, pos, vel actuator ids
         self._velocity: dict[str, float] = {}    # effectors in velocity mode -> commanded velocity (rad/s)
@@ -252,6 +255,13 @@ class VillaSoccerSimulation(SoccerSimulation):
             for joint, q in zip(player._joints, angles, strict=True):
                 joint.qpos[:] = q
 
+    def _ignore(self, effector: str) -> None:
+        """A command for an actuator the model does not have: ignored, and logged once (for a Nao joint's name, once
+        its commands went on for UNKNOWN_GRACE: until then the robot may still be joining)."""
+        n = self._unknown_actuators[effector] = self._unknown_actuators.get(effector, 0) + 1
+        if n == (UNKNOWN_GRACE if strip_agent_prefix(effector) in BY_EFFECTOR else 1):
+            logger.warning("ignoring commands for unknown actuator %s", effector)
+
     def _hinge(self, effector: str):
         """(vel, pos, tau actuator, qpos adr, dof adr, lo, hi, kp, kd) of ``<prefix><eff>``, or None if unknown."""
         hinge = self._hinges.get(effector)
@@ -261,9 +271,7 @@ class VillaSoccerSimulation(SoccerSimulation):
                                                                                                  "_tau")]
             joint = BY_EFFECTOR.get(strip_agent_prefix(effector))
             if min(ids) < 0 or joint is None:
-                if effector not in self._unknown_actuators:
-                    self._unknown_actuators.add(effector)
-                    logger.warning("ignoring commands for unknown actuator %s", effector)
+                self._ignore(effector)
                 return None
             jid = model.actuator_trnid[ids[0], 0]
             lo, hi = model.jnt_range[jid]
@@ -303,9 +311,7 @@ class VillaSoccerSimulation(SoccerSimulation):
             ids = tuple(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name + k) for k in ("_tau", "_pos",
                                                                                                   "_vel"))
             if min(ids) < 0:
-                if name not in self._unknown_actuators:
-                    self._unknown_actuators.add(name)
-                    logger.warning("ignoring commands for unknown actuator %s", name)
+                self._ignore(name)
                 return
             self._pd_actuators[name] = ids
         tau_id, pos, vel = ids
