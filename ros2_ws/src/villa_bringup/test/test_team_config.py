@@ -20,6 +20,14 @@ def test_shipped_configurations_load():
     assert len(cfg.players) == 11
 
 
+def test_the_goToTarget_agent_is_the_default_team_but_for_its_walk_sets():
+    """§10.3 Table 3's GoToTarget agent differs from the final one only in its walk sets: the same players and robot
+    types (team.yaml changed its types and this file kept the old ones once)."""
+    final = load(default_path())
+    g2t = load(default_path().parent / "team_goToTarget_agent.yaml")
+    assert [(p.unum, p.robot_type) for p in g2t.players] == [(p.unum, p.robot_type) for p in final.players]
+
+
 def test_nodes_of_a_player_carry_namespace_and_overrides():
     cfg = parse(base(server={"host": "127.0.0.2", "port": 3111}))
     specs = cfg.nodes(cfg.player(2))
