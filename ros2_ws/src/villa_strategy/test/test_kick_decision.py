@@ -190,8 +190,8 @@ def test_the_kickoff_taker_steps_only_when_well_off_its_point_not_for_estimate_n
         return p.decide(D.WorldView(pose=pose, ball=(0.0, 0.0), since_beam=2.0), D.BEFORE_KICK_OFF, 0.0, True)
 
     between = 0.5 * (D.KICKOFF_LINEUP_NEAR + D.KICKOFF_LINEUP_HOLD)
-    assert D.KICKOFF_SETBACK < D.KICKOFF_LINEUP_HOLD                  # on the beam spot it stands
-    for off in (D.KICKOFF_SETBACK, between, D.KICKOFF_LINEUP_NEAR - 0.01):
+    assert max(D.KICKOFF_SETBACK.values()) < D.KICKOFF_LINEUP_HOLD    # on the beam spot it stands
+    for off in (*D.KICKOFF_SETBACK.values(), between, D.KICKOFF_LINEUP_NEAR - 0.01):
         d = decide(off)
         assert d.walk is not None and d.walk.stop, (off, d)
     d = decide(D.KICKOFF_LINEUP_HOLD + 0.02)                          # well off (a beam's noise, a drop): lines up

@@ -24,9 +24,11 @@ KICK_IN_OWN, KICK_IN_OPP, CORNER_KICK_OWN, CORNER_KICK_OPP, GOAL_KICK_OWN, GOAL_
 GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
 FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
-KICKOFF_SETBACK = 0.05     # m behind the kick-off kick's stand-at point (SimSpark's beam noise is +-5 cm, and a beamed
-                           # Nao settles forward: 4-10 cm on SimSpark, 2.5 cm on villa sim before its beam kept the
-                           # joints; the taker lines up)
+KICKOFF_SETBACK = {"simspark": 0.05,   # m behind the kick-off kick's stand-at point: SimSpark's beam noise is +-5 cm,
+                   "": 0.01}            # and a beamed Nao settled forward (4-10 cm there, 2.5 cm on villa sim) while
+                                        # it was beamed mid-crouch; beamed standing (stage.FIRST_BEAM_STAND) it settles
+                                        # 1-1.5 cm back on villa sim, and from 5-6 cm short the kick-off kick of robot
+                                        # type 0 moved the ball 0.5 m (2.5 cm short: 1.3-1.6 m)
 KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
                             # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
 KICKOFF_LINEUP_HOLD = 0.07  # m: the taker stands until its stand-at point is this far, then lines up to NEAR (pose
@@ -368,7 +370,8 @@ class TeamPlayer:
             return spot[0], spot[1], 0.0
         kick, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
         self.kicker.current = kick.name              # the lining up and the kick go on with the kick beamed for
-        x, y = stand_at - KICKOFF_SETBACK * np.array([math.cos(heading), math.sin(heading)])
+        setback = KICKOFF_SETBACK.get(self.p.simulator, KICKOFF_SETBACK[""])
+        x, y = stand_at - setback * np.array([math.cos(heading), math.sin(heading)])
         return float(x), float(y), float(heading)
 
     def _kickoff_lineup(self, w: WorldView, ball, me, theta, beam, play_mode: int) -> Decision | None:
