@@ -272,7 +272,7 @@ class BridgeSession:
         if self._first:
             self._first = False
             reply = self.backend.first_reply()
-            if reply:
+            if reply is not None:
                 return reply
         with self._lock:
             self._targets_event.clear()

@@ -27,13 +27,13 @@ BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = {"simspark": 0.05,   # m behind the kick-off kick's stand-at point: SimSpark's beam noise is +-5 cm,
                    "": 0.01}            # and a beamed Nao settled forward (4-10 cm there, 2.5 cm on villa sim) while
                                         # it was beamed mid-crouch; beamed standing (stage.FIRST_BEAM_STAND) it settles
-                                        # 1-1.5 cm back on villa sim, and from 5-6 cm short the kick-off kick of robot
-                                        # type 0 moved the ball 0.5 m (2.5 cm short: 1.3-1.6 m)
+                                        # 1-1.5 cm back on villa sim: from 4-6 cm short robot type 0's kick-off kick
+                                        # moved the ball 0.2-1.1 m, from 2.5-3 cm short 1.9-2.3 m
 KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
                             # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
 KICKOFF_LINEUP_HOLD = 0.07  # m: the taker stands until its stand-at point is this far, then lines up to NEAR (pose
                             # and ball estimates jitter 2-3 cm: lining up at NEAR stepped it now and then, and the
-                            # whistle came mid-step; from the beam spot, 5 cm short, the kick moves the ball 2.0-2.3 m)
+                            # whistle came mid-step; the beam spot is within it on both servers)
 KICKOFF_LINEUP_BALL = 0.3  # m from the centre spot: the ball the kick-off taker lines up to before the kick-off
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
