@@ -231,8 +231,6 @@ class TeamPlayer:
         theta = w.pose[2]
         if self.p.penalty:
             return self._penalty(w, ball, me, theta, play_mode, game_time)
-        if play_mode not in BEAM_MODES:
-            self._lined_up = True                   # the next kick-off's taker starts from its beam spot
         if play_mode in BEAM_MODES:
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
@@ -248,6 +246,7 @@ class TeamPlayer:
                 return self._kickoff_lineup(w, ball, me, theta, beam, play_mode) or \
                     Decision(role, beam[:2], beam=beam, method="kickoff")
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
+        self._lined_up = True                       # out of the beam phase: the next kick-off's taker starts afresh
         if play_mode == GAME_OVER:
             return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
 
