@@ -177,6 +177,23 @@ def test_dribble_faces_the_way_to_move_the_ball_while_the_ball_is_beside_or_behi
     assert walk.theta < -0.5
 
 
+def test_near_the_ball_the_face_changes_smoothly_as_the_player_circles_it():
+    # issue 19: near the ball the face switched from the ball to the way to move it at 60 deg, and from the walk's
+    # heading to that face 0.5 m from the walk's target: full-speed turns back and forth (35 % of the time near it)
+    direction = 0.3
+    rel = np.radians(np.linspace(-179, 179, 359))
+    face = np.array([B.near_ball_face(direction + r, direction) for r in rel])
+    assert np.max(np.abs(np.diff(face))) <= np.radians(1.01)          # 1 deg apart: never a jump
+    assert np.allclose(face[np.abs(rel) <= B.FACE_SPAN], direction + rel[np.abs(rel) <= B.FACE_SPAN])
+    assert np.allclose(face[np.abs(rel) >= 2 * B.FACE_SPAN], direction)
+    # with the ball near, the player faces that way however far its walk target is: in front of the ball, facing
+    # their goal, it walks back round the ball without turning toward the waypoint behind it
+    me = np.array([0.3, 0.6])
+    target, walk = B.dribble(me, 0.0, (0.0, 0.0))
+    assert np.linalg.norm(target - me) > 0.5 and (target - me)[0] < 0
+    assert abs(walk.theta) < 0.2 and walk.x < -0.5
+
+
 def test_pursuit_angle_only_while_the_opponent_is_nearer_the_ball():
     # §12.4: an opponent at the ball dribbling toward our goal: wait 0.6 m back along its path
     t = B.approach_target((-2.0, 0.5), (0.0, 0.0), 0.0, opponent=(0.2, 0.0))

@@ -162,9 +162,10 @@ def near_ball_turn(err: float, turn_range: float = TURN_RANGE) -> float:
 
 
 def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), body: Body | None = None,
-          arrive: float = 0.1, near_ball: bool = False) -> WalkOrder:
-    """Move and turn toward a target at once (§10.2); within 0.5 m face `face` (the ball) instead (§12.3); the
-    parameter set by walk_set (§10.3), the walk direction by that set's speeds (`body`, default_body())."""
+          arrive: float = 0.1, near_ball: bool = False, face_within: float = 0.5) -> WalkOrder:
+    """Move and turn toward a target at once (§10.2); within `face_within` m of it face `face` (the ball) instead
+    (§12.3); the parameter set by walk_set (§10.3), the walk direction by that set's speeds (`body`,
+    default_body())."""
     body = body or default_body()
     me = np.asarray(me_xy, float)[:2]
     target = np.asarray(target, float)[:2]
@@ -177,7 +178,7 @@ def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(
     pset = walk_set(rel, dist, near_ball)
     x, y = normalized_walk(rel, *body.speed(pset)) if dist >= arrive else (0.0, 0.0)
     scale = min(1.0, dist / 0.5) if dist < 0.5 else 1.0   # slow down on arrival
-    want = heading if dist > 0.5 or face is None else face
+    want = heading if dist > face_within or face is None else face
     theta = (near_ball_turn if near_ball else turn_input)(wrap(want - me_theta))
     return WalkOrder(x * scale, y * scale, theta, pset)
 
@@ -421,12 +422,27 @@ def on_scoring_line(me, ball) -> bool:
     return abs(goal_line_y(ball, *d)) < HALF_GOAL_Y - FINISH_MARGIN
 
 
+FACE_SPAN = math.radians(60)   # near the ball the player faces it within this of the way to move the ball
+
+
+def near_ball_face(agent_dir: float, direction: float) -> float:
+    """Where a player near the ball faces (§12.3), rad: the ball (`agent_dir`, from the player) while it lies within
+    FACE_SPAN of the way to move it (`direction`); beyond, back toward that way, which it faces with the ball more
+    than 2 * FACE_SPAN off (beside or behind it: turning to the ball would only have to be undone). Continuous, so
+    that the turn does not jump as the player circles the ball (issue 19: a switch between the two at 60 deg, and
+    one from the walk's heading to this face 0.5 m from the walk's target, sent full-speed turns back and forth)."""
+    d = wrap(agent_dir - direction)
+    if abs(d) > FACE_SPAN:
+        d = math.copysign(max(0.0, 2 * FACE_SPAN - abs(d)), d)
+    return direction + d
+
+
 def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | None = None,
             positioning_distance: float = 0.8) -> tuple[np.ndarray, WalkOrder]:
     """§12.4-12.6 on the ball without kicking (team-relative field frame): approach behind the ball toward the
     opponent goal (or keep moving it the way we face, §12.5); push it when it is just ahead and we face about the
-    right way (§12.6, push_ball); near it, circle it as an obstacle, facing the ball while it is on the way we want
-    to move it and that way otherwise (turning to face a ball beside or behind us would only have to be undone).
+    right way (§12.6, push_ball); near it, circle it as an obstacle, facing as near_ball_face says (the ball while it
+    lies about the way we want to move it, that way while it is beside or behind us) wherever the walk's target is.
     A ball that rolled up to PUSH_FAR m ahead on our centre line is walked on at, and one on a line from us into their
     goal is walked straight in (on_scoring_line).
     (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal task both run this."""
@@ -457,12 +473,10 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
         target_step = me + move * min(0.5, float(np.linalg.norm(target - me)))
     else:
         target_step = target
-    face = None
-    if near:
-        face = agent_dir if abs(wrap(agent_dir - direction)) < math.radians(60) else direction
+    face = near_ball_face(agent_dir, direction) if near else None
     walk = go_to(me, theta, target_step, face=face,
                  obstacles=[o for o in obstacles if np.linalg.norm(np.asarray(o) - ball) > 0.3], body=body,
-                 near_ball=near)
+                 near_ball=near, face_within=math.inf)
     return target, walk
 
 
