@@ -28,6 +28,35 @@ import numpy as np
 from villa_bringup import games as G
 
 
+def trace_row(game, gt, played: float) -> dict:
+    """One sample of a game under way (`game`: a villa games Game): the truth of the ball and of every player, and
+    each player's estimate, role, walk order or skill, target and motion state."""
+    row = {"t": round(played, 2), "mode": gt.play_mode, "score": [gt.score_left, gt.score_right],
+           "ball": [round(v, 3) for v in gt.ball[:2]], "players": []}
+    for side, team in game.teams.items():
+        for pl in team:
+            unum = pl.session.unum or pl.backend.unum
+            truth = gt.players.get((side, unum))
+            c = pl.commands
+            d = c.decision if c is not None else None
+            est = pl.pose()
+            row["players"].append({
+                "side": side, "unum": unum,
+                "truth": None if truth is None else [round(truth.position[0], 3), round(truth.position[1], 3),
+                                                     round(truth.yaw, 3)],
+                "upright": None if truth is None else round(truth.upright, 2),
+                "est": [round(v, 3) for v in est],
+                "role": None if d is None else d.role,
+                "walk": None if d is None or d.walk is None else
+                [round(d.walk.x, 2), round(d.walk.y, 2), round(d.walk.theta, 2), d.walk.parameter_set,
+                 d.walk.stop],
+                "skill": None if d is None else d.skill,
+                "target": None if d is None else [round(float(v), 2) for v in d.target],
+                "motion": pl.motion.mode.name if hasattr(pl.motion.mode, "name") else str(pl.motion.mode),
+                "active": pl.motion.player_name or None, "fall_state": pl.motion.fall_state})
+    return row
+
+
 class Traced:
     """Samples every player's state with each ground-truth sample of the game (a mixin for villa games' Game
     classes). In a socket game the players run on their own threads: a row is their state near that moment."""
@@ -36,30 +65,7 @@ class Traced:
 
     def sample(self, gt, kick_off, progress) -> float:
         played = super().sample(gt, kick_off, progress)
-        row = {"t": round(played, 2), "mode": gt.play_mode, "score": [gt.score_left, gt.score_right],
-               "ball": [round(v, 3) for v in gt.ball[:2]], "players": []}
-        for side, team in self.teams.items():
-            for pl in team:
-                unum = pl.session.unum or pl.backend.unum
-                truth = gt.players.get((side, unum))
-                c = pl.commands
-                d = c.decision if c is not None else None
-                est = pl.pose()
-                row["players"].append({
-                    "side": side, "unum": unum,
-                    "truth": None if truth is None else [round(truth.position[0], 3), round(truth.position[1], 3),
-                                                         round(truth.yaw, 3)],
-                    "upright": None if truth is None else round(truth.upright, 2),
-                    "est": [round(v, 3) for v in est],
-                    "role": None if d is None else d.role,
-                    "walk": None if d is None or d.walk is None else
-                    [round(d.walk.x, 2), round(d.walk.y, 2), round(d.walk.theta, 2), d.walk.parameter_set,
-                     d.walk.stop],
-                    "skill": None if d is None else d.skill,
-                    "target": None if d is None else [round(float(v), 2) for v in d.target],
-                    "motion": pl.motion.mode.name if hasattr(pl.motion.mode, "name") else str(pl.motion.mode),
-                    "active": pl.motion.player_name or None, "fall_state": pl.motion.fall_state})
-        self.rows.append(row)
+        self.rows.append(trace_row(self, gt, played))
         return played
 
 

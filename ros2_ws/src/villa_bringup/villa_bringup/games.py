@@ -266,13 +266,13 @@ class HostedGame(Game):
             for pl in self.teams[side]:
                 server.connect(pl.session.begin(), pl.session.answer if answer_of is None else answer_of(pl))
 
-    def play(self, stop, progress) -> dict:
+    def setup(self, stop):
+        """A hosted server with every player joined, beamed and standing for SETTLE simulated s (before the
+        kick-off)."""
         from villa_sim.hosted import HostedServer, seed_everything
-        from villa_sim.trainer import GroundTruth  # noqa: F401  (the truth's type)
 
         seed_everything(self.spec.seed)
         server = HostedServer(vision_noise=self.spec.noise, seed=self.spec.seed)
-        w0, c0 = time.monotonic(), time.process_time()
         self.join(server)
         n = len(self.players)
         deadline = server.time + self.spec.connect_timeout
@@ -289,6 +289,11 @@ class HostedGame(Game):
                                 f"{self.spec.connect_timeout:.0f} simulated s")
             if stop.is_set():
                 raise KeyboardInterrupt
+        return server
+
+    def play(self, stop, progress) -> dict:
+        w0, c0 = time.monotonic(), time.process_time()
+        server = self.setup(stop)
         if self.spec.penalty:
             start_penalty(server, "villa")          # §14: the ball on the centre spot, play on
         else:

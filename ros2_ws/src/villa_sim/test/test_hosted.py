@@ -53,3 +53,27 @@ def test_commands_for_a_nao_joint_not_in_the_model_are_reported_only_if_they_go_
             sim.villa_hinge_velocity("r-1-1-he1", 0.1)
             sim.villa_hinge_velocity("r-0-1-nosuchjoint", 0.1)
     assert caplog.text.count("ignoring commands for unknown actuator") == 2
+
+
+def test_the_trainer_moves_a_player_and_the_ball_in_play_on_and_the_player_keeps_its_joint_angles():
+    """bench/attack.py's situations: place_ball and move_player act now, in any play mode (a beam would be refused in
+    play on), and the moved robot keeps its joint angles (a walking robot put straight fell)."""
+    server = HostedServer(vision_noise=False, seed=3)
+    server.connect([effectors.rcssservermj_init("nao", "villa", 2)], lambda data: "(syn)")
+    for _ in range(20):
+        server.step()
+    server.drop_ball()
+    server.step()
+    assert server.truth().play_mode == "PlayOn"
+    (player,) = server.sim.get_players(0).values()
+    player._joints[3].qpos[:] = 0.3
+    server.place_ball(6.0, -2.0)
+    server.move_player("left", 2, 5.0, 1.5, 0.5)
+    gt = server.truth()
+    assert gt.ball[:2] == pytest.approx((6.0, -2.0), abs=1e-6)
+    p = gt.players[("left", 2)]
+    assert p.position[:2] == pytest.approx((5.0, 1.5), abs=1e-6)
+    assert p.yaw == pytest.approx(0.5, abs=1e-3)
+    assert float(player._joints[3].qpos[0]) == pytest.approx(0.3)
+    with pytest.raises(Exception, match="no player 7"):
+        server.move_player("left", 7, 0.0, 0.0, 0.0)

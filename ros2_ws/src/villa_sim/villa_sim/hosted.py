@@ -75,6 +75,23 @@ class HostedServer:
         """The trainer's (dropBall): play on with the ball where it lies, applied with the next step."""
         self._commands.append(DropBallCommand())
 
+    def place_ball(self, x: float, y: float) -> None:
+        """The ball at rest on the field at (x, y) (global frame), now."""
+        self.sim.ball.drop_at(x, y)
+
+    def move_player(self, side: str, unum: int, x: float, y: float, theta: float) -> None:
+        """A player at rest at (x, y), facing theta (global frame, rad), now, its joints keeping their angles (as
+        villa sim's beam, VillaSoccerSimulation.beam_agent, but in any play mode): a trainer's move for benchmarks
+        that start from a game situation."""
+        team = TeamSide.LEFT if side == "left" else TeamSide.RIGHT
+        player = self.sim.get_players(team).get(unum)
+        if player is None:
+            raise HostError(f"no player {unum} on the {side}")
+        angles = [j.qpos.copy() for j in player._joints]
+        player.drop_at(x, y, theta)
+        for joint, q in zip(player._joints, angles, strict=True):
+            joint.qpos[:] = q
+
     def truth(self) -> GroundTruth:
         return parse_ground_truth(self.sim.ground_truth_sexp().encode())
 
