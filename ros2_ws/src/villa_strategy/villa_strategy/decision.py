@@ -86,7 +86,8 @@ class StrategyParams:
     dive_max_distance: float = 5.0    # m: the goalie dives only at a ball this close
     dive_cooldown: float = 5.0        # s between dives
     kicks: bool = True                # §12.7 kicks (and the §11.2.1 kick-off kick); False: always dribble
-    kick_when: str = "opponent"       # behaviours.want_kick's rule: opponent (§12.7) | free (no opponent within 1 m)
+    kick_when: str = "opponent"       # behaviours.want_kick's rule: opponent (§12.7) | free (no opponent within 1 m) |
+                                      # never (dribble in play, no shots either; the kick-off and corner still kick)
     kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
     simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
@@ -428,7 +429,7 @@ class TeamPlayer:
                 # kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
-        elif shot_on_goal(ball):
+        elif shot_on_goal(ball) and self.p.kick_when != "never":
             # issue 19 (deviation: §12.7 kicks only to get past an opponent): near their goal a kick into the larger gap
             # beside their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
             if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
