@@ -115,6 +115,26 @@ def test_a_shot_on_goal_is_aborted_while_an_opponent_is_within_1_m_of_the_ball()
     assert p._kick_name is not None                                  # clear again: the shot
 
 
+def test_kick_when_never_dribbles_past_an_opponent_and_near_their_goal_but_still_kicks_off_and_takes_corners():
+    """kick_when never (issue 19, the shipped setting): no §12.7 kick with an opponent ahead, no shot near their goal;
+    the kick-off and our corner kick still kick."""
+    assert not B.want_kick((0.0, 0.0), 0.0, [(2.5, 0.3)], rule="never")
+    assert B.want_kick((0.0, 0.0), 0.0, [(2.5, 0.3)], rule="opponent")
+    p = _player(kick_when="never")
+    d = p.decide(_view((-1.0, 0.0, 0.0), (0.0, 0.0), [(2.5, 0.3)]), D.PLAY_ON, 1.0, True)
+    assert d.skill is None and p._kick_name is None
+    np.testing.assert_allclose(d.target, (-0.25, 0.0), atol=1e-9)   # the dribble approach point behind the ball
+    ball = (11.0, 0.5)
+    assert D.shot_on_goal(ball)
+    d = p.decide(_view((10.3, 0.5, 0.0), ball, [(14.5, 0.0)]), D.PLAY_ON, 2.0, True)
+    assert d.skill is None and p._kick_name is None and d.walk is not None
+    d = p.decide(_view((-0.3, 0.0, 0.0), (0.0, 0.0)), D.KICK_OFF_OWN, 0.0, True)
+    assert p._kick_name is not None and p._kick_name.startswith("forward")      # the kick-off kick, lined up
+    corner = (14.3, 9.7)
+    p.decide(_view((13.0, 9.0, 0.0), corner), D.CORNER_KICK_OWN, 3.0, True)
+    assert p._kick_name is not None
+
+
 def test_gives_up_lining_up_after_15_s():
     p = _player()
     opp = [(2.5, 0.3)]
