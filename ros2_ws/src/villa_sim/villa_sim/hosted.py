@@ -18,7 +18,7 @@ from rcsssmj.games.soccer.sim.soccer_commands import DropBallCommand, KickOffCom
 from rcsssmj.games.teams import TeamSide
 from rcsssmj.server.perception_encoder import DefaultPerceptionEncoder
 
-from villa_sim.simulation import VillaActionParser, VillaSoccerSimulation
+from villa_sim.simulation import VillaActionParser, VillaSoccerSimulation, keeping_joint_angles
 from villa_sim.trainer import GroundTruth, parse_ground_truth
 
 
@@ -87,10 +87,8 @@ class HostedServer:
         player = self.sim.get_players(team).get(unum)
         if player is None:
             raise HostError(f"no player {unum} on the {side}")
-        angles = [j.qpos.copy() for j in player._joints]
-        player.drop_at(x, y, theta)
-        for joint, q in zip(player._joints, angles, strict=True):
-            joint.qpos[:] = q
+        with keeping_joint_angles(player):
+            player.drop_at(x, y, theta)
 
     def truth(self) -> GroundTruth:
         return parse_ground_truth(self.sim.ground_truth_sexp().encode())

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from contextlib import contextmanager
 from typing import Any
 
 import mujoco
@@ -141,6 +142,18 @@ class _ZeroNewControls:
         return getattr(self._spec, name)
 
 
+@contextmanager
+def keeping_joint_angles(player):
+    """rcssservermj's drop of a player sets every joint to 0; within this block its joints keep their angles (a robot
+    put straight in mid-step fell)."""
+    angles = [j.qpos.copy() for j in player._joints]
+    try:
+        yield
+    finally:
+        for joint, q in zip(player._joints, angles, strict=True):
+            joint.qpos[:] = q
+
+
 class VillaSoccerSimulation(SoccerSimulation):
     """rcssservermj's soccer simulation on SimSpark's field, with SimSpark's perceptions and rules."""
 
@@ -249,11 +262,11 @@ class VillaSoccerSimulation(SoccerSimulation):
         player = None
         if agent_id is not None and TeamSide.is_valid(agent_id.team_id):
             player = self.get_players(agent_id.team_id).get(agent_id.player_no)
-        angles = None if player is None else [j.qpos.copy() for j in player._joints]
-        super().beam_agent(actuator_name, beam_pose)
-        if angles is not None:           # a refused beam (play on) changed nothing: putting them back changes nothing
-            for joint, q in zip(player._joints, angles, strict=True):
-                joint.qpos[:] = q
+        if player is None:
+            super().beam_agent(actuator_name, beam_pose)
+            return
+        with keeping_joint_angles(player):   # a refused beam (play on) changed nothing, nor does putting them back
+            super().beam_agent(actuator_name, beam_pose)
 
     def _ignore(self, effector: str) -> None:
         """A command for an actuator the model does not have: ignored, and logged once (for a Nao joint's name, once
