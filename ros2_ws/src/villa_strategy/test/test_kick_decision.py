@@ -262,9 +262,28 @@ def test_after_a_goal_the_kickoff_taker_lines_up_to_the_centre_spot_while_the_ba
     view.pose = (float(at[0]), float(at[1]), face)
     d = p.decide(view, D.GOAL_OPP, 0.0, True)                  # there: stands until the kick-off
     assert d.skill is None and d.walk is not None and d.walk.stop, d
+    for stale in (D.WorldView(pose=view.pose, ball=in_net, since_beam=3.0),
+                  D.WorldView(pose=view.pose, ball=(0.0, 0.0), ball_valid=False, since_beam=3.0)):
+        # the whistle, the ball not seen on the spot yet: stands (it walked at the ball in the net, and the walk's
+        # stop for the kick that followed put the ball estimate cm off: kicks of 0.1-0.9 m, some refused)
+        d = p.decide(stale, D.KICK_OFF_OWN, 0.02, True)
+        assert d.skill is None and d.walk is not None and d.walk.stop and d.walk.x == d.walk.y == d.walk.theta == 0
     view.ball = (0.0, 0.0)
-    d = p.decide(view, D.KICK_OFF_OWN, 0.02, True)             # the whistle, the ball on the spot: kicks at once
+    d = p.decide(view, D.KICK_OFF_OWN, 0.04, True)             # the ball seen on the spot: kicks at once
     assert d.walk is None and d.skill == f"kick_{kick.name}", d
+
+
+@pytest.mark.parametrize("mode", [D.KICK_OFF_OWN, D.KICK_OFF_OPP])
+def test_at_a_kickoff_the_others_play_to_the_centre_spot_until_they_see_the_ball_there(mode):
+    """Issue 19: at the kick-off after a goal, a player's ball estimate is in the net until it sees the ball on the
+    centre spot; the rules put it there, so its role and target are those of a ball on the spot."""
+    p = D.TeamPlayer(3, D.StrategyParams(team_size=3, seed=1))
+    view = D.WorldView(pose=(-4.0, 2.0, 0.0), ball=(-14.8, 0.7), teammates={1: (-14.0, 0.0), 2: (-0.3, 0.0)})
+    stale = p.decide(view, mode, 0.02, True)
+    view.ball = (0.0, 0.0)
+    seen = D.TeamPlayer(3, D.StrategyParams(team_size=3, seed=1)).decide(view, mode, 0.02, True)
+    assert stale.role == seen.role and stale.target == pytest.approx(seen.target)
+    assert math.hypot(*stale.target) < 10.0
 
 
 def test_no_kicks_when_disabled():

@@ -228,6 +228,10 @@ class TeamPlayer:
 
     def decide(self, w: WorldView, play_mode: int, game_time: float, side_left: bool) -> Decision:
         ball = self.shared_ball(w, game_time)
+        if play_mode in (KICK_OFF_OWN, KICK_OFF_OPP) and math.hypot(*ball) > KICKOFF_LINEUP_BALL:
+            # the referee puts the ball on the centre spot for a kick-off; until we see it there, our estimate is where
+            # it lay (after a goal: in the net, and the kick-off taker walked at it at the whistle, issue 19)
+            ball = np.zeros(2)
         me = np.array(w.pose[:2])
         theta = w.pose[2]
         if self.p.penalty:
@@ -427,6 +431,11 @@ class TeamPlayer:
                 # a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the ball it
                 # sees at its feet is cm off; a step then takes it off the spot the beam chose (issue 19: 4 of 10
                 # kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s)
+                return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
+            if not w.ball_valid or math.hypot(*w.ball) > KICKOFF_LINEUP_BALL:
+                # not seen on the centre spot yet (after a goal it lay in the net a moment ago): stand until it is; a
+                # step taken then had the walk stop for the kick, and the ball estimate drifted with the sway by the
+                # kick's start (issue 19: kick-off kicks refused or moving the ball 0.1-0.9 m after a goal)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
         elif shot_on_goal(ball) and self.p.kick_when != "never":
