@@ -32,8 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from villa_bringup import games as G
-from villa_bringup.accounting import team_relative
-from villa_motion.arbiter import WALK_STAND, WalkRequest
+from villa_bringup.accounting import Accounting, team_relative
 from villa_nao import field as F
 from villa_strategy.goalie import goalie_position
 
@@ -116,10 +115,7 @@ class AttackGame(G.HostedGame):
         """Every player stands still instead of deciding (on), or decides again: a robot moved in mid-step fell in
         about a second (10 of 12 trials)."""
         for pl in self.players:
-            if on:
-                pl._decide = lambda *_, m=pl.motion: m.walk_request(WalkRequest(mode=WALK_STAND))
-            else:
-                pl.__dict__.pop("_decide", None)
+            pl.held = on
 
     @staticmethod
     def _step(server, seconds: float) -> None:
@@ -145,10 +141,12 @@ class AttackGame(G.HostedGame):
         gt0 = server.truth()
         score0 = (gt0.score_left, gt0.score_right)
         t0 = gt0.sim_time
-        down = {k: p.upright < 0.5 for k, p in gt0.players.items()}
-        self.down_at_start = [f"{k[0][0]}{k[1]}" for k, d in down.items() if d]
-        falls = {"left": 0, "right": 0}
-        first_fall = None                               # s into the trial of the first fall (a placement's shake?)
+        # falls counted as `villa games` counts them (a fall ends after a second upright); a robot down at the start
+        # is not one of the trial's
+        acc = Accounting(self.account.stats["left"].name, self.account.stats["right"].name, self._motion_context)
+        acc.sample(gt0)
+        at_start = {s: acc.stats[s].falls for s in ("left", "right")}
+        self.down_at_start = [f"{s[0]}{e['unum']}" for s in ("left", "right") for e in acc.stats[s].fall_log]
         outcome, cycles = "time", 0
         still = samples = 0                             # samples with the ball still (moved < 1 cm in 0.2 s)
         last, best = gt0.ball[:2], gt0.ball[0]
@@ -158,12 +156,7 @@ class AttackGame(G.HostedGame):
             if cycles % G.SAMPLE_EVERY:
                 continue
             gt = server.truth()
-            for k, p in gt.players.items():
-                d = p.upright < 0.5
-                if d and not down.get(k):
-                    falls[k[0]] += 1
-                    first_fall = first_fall if first_fall is not None else round(gt.sim_time - t0, 1)
-                down[k] = d
+            acc.sample(gt)
             t = gt.sim_time - t0
             samples += 1
             still += math.dist(gt.ball[:2], last) < 0.01
@@ -178,16 +171,19 @@ class AttackGame(G.HostedGame):
                 outcome = gt.play_mode
             if outcome != "time" or t >= seconds - 1e-6:
                 break
+        falls = {s: acc.stats[s].falls - at_start[s] for s in ("left", "right")}
+        first = [e["time"] for s in ("left", "right") for e in acc.stats[s].fall_log[at_start[s]:]]
         return {"trial": index, "outcome": outcome, "time": round(t, 2), "ball0": [round(v, 2) for v in ball0],
                 "ball": [round(v, 3) for v in gt.ball[:2]], "advance": round(gt.ball[0] - ball0[0], 3),
                 "farthest": round(best, 3), "still": round(still / max(samples, 1), 3),
-                "falls_A": falls["left"], "falls_B": falls["right"], "first_fall": first_fall,
+                "falls_A": falls["left"], "falls_B": falls["right"],
+                "first_fall": round(min(first) - gt0.game_time, 1) if first else None,
                 "down_at_start": self.down_at_start, "waited": self.waited}
 
 
 def se(v) -> float:
-    v = np.asarray(v, float)
-    return float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else float("nan")
+    e = G.standard_error([float(x) for x in v])
+    return float("nan") if e is None else e
 
 
 def paired(rows: list[dict], before: list[dict]) -> str:

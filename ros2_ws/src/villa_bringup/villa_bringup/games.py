@@ -566,7 +566,8 @@ def _mean(v):
     return sum(v) / len(v) if v else None
 
 
-def _se(v):
+def standard_error(v) -> float | None:
+    """The standard error of the mean of `v` (None entries left out); None for fewer than 2."""
     v = [x for x in v if x is not None]
     if len(v) < 2:
         return None
@@ -578,7 +579,7 @@ def summarize(results: list[dict]) -> dict:
     gd = [r["goal_difference"] for r in results]
     out = {"games": len(results), "wins": sum(r["result"] == "W" for r in results),
            "draws": sum(r["result"] == "D" for r in results), "losses": sum(r["result"] == "L" for r in results),
-           "goal_difference_mean": _mean(gd), "goal_difference_se": _se(gd),
+           "goal_difference_mean": _mean(gd), "goal_difference_se": standard_error(gd),
            "simulated_s": sum(r["duration"] for r in results), "wall_s": sum(r["wall"] for r in results),
            "cpu_s": sum(r["cpu"] for r in results)}
     for label in ("A", "B"):

@@ -107,6 +107,7 @@ class PlayerPipeline:
         self.sim_time = 0.0                           # the server time of the last perception (s)
         self.rejected = 0                             # joint commands, says or beams the bridge would reject
         self.decision_errors = 0                      # decisions that raised (logged; the player keeps playing)
+        self.held = False                             # held by a trainer: stands, no decisions (bench/attack.py)
         self._upright: tuple | None = None            # the motion in the last cycle we were upright (fall logs)
         self._getup_ended: float | None = None
 
@@ -135,7 +136,9 @@ class PlayerPipeline:
             self.game_time = p.game.game_time
             self.perception.game_state(unum, self.team)
             self.localization.game_state(unum)
-            if unum:
+            if self.held:
+                self.motion.walk_request(A.WalkRequest(mode=A.WALK_STAND))
+            elif unum:
                 self._decide(t, play_mode(p.game.play_mode, side), p.game.game_time, side != "right")
         if p.vision is not None:                                            # vision -> observations -> world model
             seen = self.perception.vision(t, frame_from_perception(p, side, self.team))
