@@ -142,7 +142,8 @@ class TeamPlayer:
                                       turn_tolerance=params.kick_turn_tolerance, hysteresis=params.kick_hysteresis)
         self._kick_since: float | None = None       # game time the current kick attempt began (§12.7: 15 s)
         self._kickoff_dir: float | None = None
-        self._lined_up = True                       # the kick-off taker stands lined up (KICKOFF_LINEUP_HOLD)
+        self._lined_up: bool | None = None         # the kick-off taker stands lined up (KICKOFF_LINEUP_HOLD); None:
+                                                    # not decided yet in this beam phase
         self._penalty_start: float | None = None    # game time the penalty kick began (§14: 40 s)
         self._penalty_shot: float | None = None     # game time of the striker's shot
 
@@ -251,7 +252,7 @@ class TeamPlayer:
                 return self._kickoff_lineup(w, ball, me, theta, beam, play_mode) or \
                     Decision(role, beam[:2], beam=beam, method="kickoff")
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
-        self._lined_up = True                       # out of the beam phase: the next kick-off's taker starts afresh
+        self._lined_up = None                       # out of the beam phase: the next kick-off's taker starts afresh
         if play_mode == GAME_OVER:
             return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
 
@@ -399,6 +400,11 @@ class TeamPlayer:
         elif not w.ball_valid or math.hypot(*ball) > KICKOFF_LINEUP_BALL:
             return None
         direction, pool = self._kickoff_kick()
+        if self._lined_up is None:
+            # before the first kick-off the taker stands on its beam spot unless it is HOLD m off; after a goal it
+            # lines up once to NEAR: beamed from play it stood on SimSpark's setback, 5 cm short, stepped at the
+            # whistle, and the kick after the stop missed (issue 19, bench/kickoff_after_goal.py --play-before)
+            self._lined_up = play_mode == BEFORE_KICK_OFF
         near = KICKOFF_LINEUP_HOLD if self._lined_up else KICKOFF_LINEUP_NEAR
         step = self.kicker.execute(me, theta, ball, direction, pool, near=near)
         self._lined_up = step.walk is None
