@@ -75,8 +75,9 @@ def play(specs, backend: str, times: list, distances: list, play_before: float =
         # the kick-off kick: the last kick from the centre spot (the ball's own 'from', truth)
         kicks = [k for k in r[left]["kick_log"] if k["outcome"] == "completed" and "from" in k
                  and math.hypot(*k["from"]) < 0.1]
-        moved = (f", the kick ({kicks[-1]['kick']}, the ball at ({kicks[-1]['ball'][0]:.3f}, {kicks[-1]['ball'][1]:.3f}) m "
-                 f"in the robot frame) moved it {kicks[-1]['ball_moved']:.2f} m" if kicks else "")
+        k = kicks[-1] if kicks else None
+        moved = (f", the kick ({k['kick']}, the ball at ({k['ball'][0]:.3f}, {k['ball'][1]:.3f}) m in the robot "
+                 f"frame) moved it {k['ball_moved']:.2f} m" if k else "")
         if scored and t is not None:
             distances.append(kicks[-1]["ball_moved"] if kicks else 0.0)
         what = ("no goal: the ball did not go in" if not scored else
