@@ -493,6 +493,11 @@ def ball_contested(ball, opponents=(), distance: float = KICK_ABORT_DISTANCE) ->
     return any(float(np.linalg.norm(np.asarray(o, float)[:2] - ball)) < distance for o in opponents)
 
 
+def kicks_in_play(rule: str) -> bool:
+    """Whether kick rule `rule` kicks in play at all, §12.7's kicks or a shot on goal (all but "never")."""
+    return rule != "never"
+
+
 def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0, rule: str = "opponent") -> bool:
     """§12.7: kick when an opponent is < 3.5 m from the ball within 45° of the heading; not when one is within 1 m,
     nor after 15 s of lining up (then the agent dribbles). decision.TeamPlayer._kick requests the kick. `rule`
@@ -502,7 +507,7 @@ def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0
     if rule not in KICK_RULES:
         raise ValueError(f"kick rule must be one of {', '.join(KICK_RULES)}, got {rule!r}")
     ball = np.asarray(ball, float)[:2]
-    if rule == "never" or lining_up_for > KICK_LINING_LIMIT or ball_contested(ball, opponents):
+    if not kicks_in_play(rule) or lining_up_for > KICK_LINING_LIMIT or ball_contested(ball, opponents):
         return False
     close = rule == "free"
     for o in opponents:

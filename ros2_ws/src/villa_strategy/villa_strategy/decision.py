@@ -444,7 +444,7 @@ class TeamPlayer:
                 # kick's start (issue 19: kick-off kicks refused or moving the ball 0.1-0.9 m after a goal)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
-        elif shot_on_goal(ball) and self.p.kick_when != "never":
+        elif shot_on_goal(ball) and B.kicks_in_play(self.p.kick_when):
             # issue 19 (deviation: §12.7 kicks only to get past an opponent): near their goal a kick into the larger gap
             # beside their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
             if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
