@@ -359,6 +359,11 @@ class TeamPlayer:
         target, walk = self._on_ball(w, ball, me, theta, ())
         return Decision(role, tuple(target), walk=walk, head_ball_focus=True, method="penalty")
 
+    @staticmethod
+    def _sees_ball_on_spot(w: WorldView) -> bool:
+        """Our own ball estimate, seen, lies on the centre spot (within KICKOFF_LINEUP_BALL m): the kick-off's ball."""
+        return w.ball_valid and math.hypot(*w.ball) <= KICKOFF_LINEUP_BALL
+
     def _kickoff_kick(self) -> tuple[float, list[KK.KickDef]]:
         """§11.2.1: the kick-off kick's direction (5-20° left or right, drawn once per kick-off) and its kicks."""
         if self._kickoff_dir is None:
@@ -397,7 +402,7 @@ class TeamPlayer:
             return None
         if play_mode == GOAL_OPP:
             ball = np.zeros(2)
-        elif not w.ball_valid or math.hypot(*ball) > KICKOFF_LINEUP_BALL:
+        elif not self._sees_ball_on_spot(w):
             return None
         direction, pool = self._kickoff_kick()
         if self._lined_up is None:
@@ -433,15 +438,13 @@ class TeamPlayer:
             out = set_plays.corner_kick_out_target(ball)
             direction, pool = math.atan2(out[1] - ball[1], out[0] - ball[0]), self.play_kicks
         elif kickoff:
-            if w.since_beam < self.p.kickoff_settle:
-                # a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the ball it
-                # sees at its feet is cm off; a step then takes it off the spot the beam chose (issue 19: 4 of 10
-                # kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s)
-                return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
-            if not w.ball_valid or math.hypot(*w.ball) > KICKOFF_LINEUP_BALL:
-                # not seen on the centre spot yet (after a goal it lay in the net a moment ago): stand until it is; a
-                # step taken then had the walk stop for the kick, and the ball estimate drifted with the sway by the
-                # kick's start (issue 19: kick-off kicks refused or moving the ball 0.1-0.9 m after a goal)
+            if w.since_beam < self.p.kickoff_settle or not self._sees_ball_on_spot(w):
+                # stand: (1) a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the
+                # ball it sees at its feet is cm off; a step then takes it off the spot the beam chose (issue 19: 4 of
+                # 10 kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s); (2) the ball is not seen on
+                # the centre spot yet (after a goal it lay in the net a moment ago): a step taken then had the walk
+                # stop for the kick, and the ball estimate drifted with the sway by the kick's start (issue 19:
+                # kick-off kicks refused or moving the ball 0.1-0.9 m after a goal)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
         elif shot_on_goal(ball) and B.kicks_in_play(self.p.kick_when):
