@@ -79,15 +79,15 @@ def play(specs, backend: str, times: list, distances: list, play_before: float =
         moved = (f", the kick ({k['kick']}, the ball at ({k['ball'][0]:.3f}, {k['ball'][1]:.3f}) m in the robot "
                  f"frame) moved it {k['ball_moved']:.2f} m" if k else "")
         if scored and t is not None:
-            distances.append(kicks[-1]["ball_moved"] if kicks else 0.0)
+            distances.append(k["ball_moved"] if k else 0.0)
         what = ("no goal: the ball did not go in" if not scored else
                 f"the left team ({left}, {r[left]['variant']}) kicked off after the goal: "
                 + ("the ball did not move" if t is None else f"{t:.2f} s{moved}"))
         print(f"seed {spec.seed}: {what} ({time.monotonic() - w0:.0f} s wall)", flush=True)
         if scored and (t is None or t > WITHIN):
-            for k in r[left]["kick_log"]:                # what the late taker's kicks did
-                print(f"    {k['time']:.2f} s #{k['unum']} {k['kick']} ball ({k['ball'][0]:.3f}, {k['ball'][1]:.3f}) "
-                      f"m: {k['outcome']} {k.get('reason', '')}{k.get('ball_moved', '')}", flush=True)
+            for e in r[left]["kick_log"]:                # what the late taker's kicks did
+                print(f"    {e['time']:.2f} s #{e['unum']} {e['kick']} ball ({e['ball'][0]:.3f}, {e['ball'][1]:.3f}) "
+                      f"m: {e['outcome']} {e.get('reason', '')}{e.get('ball_moved', '')}", flush=True)
 
 
 def main() -> None:
