@@ -42,6 +42,7 @@ from villa_bringup.accounting import SETTLE, Accounting, beamed, team_relative
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
+from villa_sim.lifetime import die_with_parent
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
 PENALTY_TIME = 40.0               # simulated s of a penalty kick (report §14)
@@ -431,8 +432,9 @@ def play_game(spec: GameSpec, stop, progress=lambda played: None) -> dict:
 
 
 # --- many games on worker processes ------------------------------------------------------------------------------
-def _worker(jobs, results, stop, log_dir: str) -> None:
+def _worker(jobs, results, stop, log_dir: str, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)          # the main process stops us through `stop`
+    die_with_parent(parent)                               # ... or by ending: SIGTERM ends the game and its servers
     logging.basicConfig(filename=os.path.join(log_dir, f"worker{os.getpid()}.log"), level=logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     while not stop.is_set():
@@ -497,7 +499,8 @@ def run_games(specs: list[GameSpec], jobs: int, out: Path, echo=print) -> tuple[
     q_jobs, q_results, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
     for s in specs:
         q_jobs.put(s)
-    workers = [ctx.Process(target=_worker, args=(q_jobs, q_results, stop, str(out)), daemon=True)
+    workers = [ctx.Process(target=_worker, args=(q_jobs, q_results, stop, str(out), os.getpid()),
+                          daemon=True)
                for _ in range(max(1, min(jobs, len(specs))))]
     for _ in workers:
         q_jobs.put(None)

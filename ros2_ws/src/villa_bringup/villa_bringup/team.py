@@ -6,6 +6,7 @@
 - A node (or player) process that dies is restarted with one clear log line, with a growing delay; one that keeps
   dying (5 times within 60 s) is left down, said so, and the others keep playing.
 - Ctrl-C / SIGTERM: SIGINT to every process group, SIGKILL after a grace period: nothing is left running.
+- Killed with SIGKILL or crashed: every process gets SIGTERM from the kernel (villa_sim.lifetime).
 - Logs: one file per process in <log-dir>/<team>/p<unum>/<node or player>.log.
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from villa_bringup.team_config import ConfigError, NodeSpec, Player, TeamConfig, default_path, load, swap_to_nao
+from villa_sim.lifetime import tied_to_parent
 
 RESTART_LIMIT = 5          # restarts ...
 RESTART_WINDOW = 60.0      # ... within this many seconds, then the process is left down
@@ -76,7 +78,7 @@ class Managed:
         log.write(f"--- {time.strftime('%H:%M:%S')} start: {' '.join(self.command)}\n")
         log.flush()
         self.proc = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=self.env, start_new_session=True)
+                                     env=self.env, start_new_session=True, preexec_fn=tied_to_parent())
         log.close()
 
     def alive(self) -> bool:

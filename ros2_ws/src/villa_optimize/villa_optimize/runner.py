@@ -19,7 +19,6 @@ import pickle
 import queue
 import signal
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from villa_sim.lifetime import die_with_parent
 
 STATE = "state.pkl"
 HISTORY = "history.jsonl"
@@ -107,15 +108,7 @@ def _worker(objective: Objective, wid: int, tasks, results, parent: int) -> None
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, terminate)
-
-    def watchdog() -> None:                            # the parent died without telling us: stop (and our sim)
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os.kill(os.getpid(), signal.SIGTERM)
-                return
-
-    threading.Thread(target=watchdog, daemon=True).start()
+    die_with_parent(parent)                            # the parent died without telling us: stop (and our sim)
     ev = None
     try:
         try:

@@ -6,9 +6,14 @@ Skipped with the reason when SimSpark is not installed (a user's fresh clone); C
 from __future__ import annotations
 
 import math
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 
+import psutil
 import pytest
 
 from villa_bridge import framing
@@ -62,6 +67,22 @@ def test_server_runs_headless_on_its_own_ports_and_stops(server):
     assert server.agent_port != server.monitor_port
     text = (server.dir / ".simspark" / "spark.rb").read_text()
     assert "$agentSyncMode = true" in text and "$serverMultiThreadedMode = false" in text
+
+
+def test_a_server_ends_with_the_process_that_started_it_when_that_is_killed():
+    """A villa killed with SIGKILL never runs its clean stop: the server must not play on alone (villa_sim.lifetime)."""
+    code = ("import sys; from villa_sim.simspark import SimSparkServer; s = SimSparkServer(); print(s.proc.pid, "
+            "flush=True); sys.stdin.read()")
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = psutil.Process(int(p.stdout.readline()))
+    try:
+        assert "rcssserver3d" in server.name()
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        server.wait(timeout=15)
+    finally:
+        if server.is_running():
+            server.kill()
 
 
 def test_trainer_sees_the_robot_moves_it_and_places_the_ball(server):

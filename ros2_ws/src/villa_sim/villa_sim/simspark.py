@@ -26,6 +26,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -37,6 +38,7 @@ from transforms3d.quaternions import mat2quat
 
 from villa_bridge import framing
 from villa_bridge.sexp import ParseError, parse
+from villa_sim.lifetime import tied_to_parent
 from villa_sim.testing import free_ports, stop_group
 from villa_sim.trainer import GroundTruth, PlayerTruth, Trainer, TrainerError
 
@@ -130,7 +132,7 @@ class SimSparkServer:
             [str(prefix / "bin" / "rcssserver3d"), "--agent-port", str(self.agent_port), "--server-port",
              str(self.monitor_port), "--script-path", str(self.dir / "rcssserver3d.rb")],
             cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            start_new_session=True, preexec_fn=tied_to_parent(signal.SIGINT))  # it ignores SIGTERM
         deadline = time.monotonic() + start_timeout
         while not (_listening(self.agent_port) and _listening(self.monitor_port)):
             if self.proc.poll() is not None:

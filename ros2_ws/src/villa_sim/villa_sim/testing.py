@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from villa_sim.lifetime import tied_to_parent
+
 
 def free_ports(n: int = 2) -> list[int]:
     """n currently free TCP ports on 127.0.0.1."""
@@ -59,7 +61,8 @@ class SimProcess:
                 *(["--seed", str(seed)] if seed is not None else []), *extra_args]
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
-                                     cwd=self.log_path.parent, start_new_session=True)
+                                     cwd=self.log_path.parent, start_new_session=True,
+                                     preexec_fn=tied_to_parent())
         self._wait_listening()
 
     def _wait_listening(self, timeout: float = 30.0) -> None:
