@@ -56,7 +56,7 @@ class AfterGoalGame(G.SocketGame):
         trainer.place_ball(*IN_GOAL, velocity=ROLL)
 
 
-def play(specs, backend: str, times: list, distances: list, play_before: float = 0.0) -> None:
+def play(specs, backend: str, times: list, distances: list, falls: list, play_before: float = 0.0) -> None:
     for spec in specs:
         w0 = time.monotonic()
         try:
@@ -84,6 +84,13 @@ def play(specs, backend: str, times: list, distances: list, play_before: float =
                 f"the left team ({left}, {r[left]['variant']}) kicked off after the goal: "
                 + ("the ball did not move" if t is None else f"{t:.2f} s{moved}"))
         print(f"seed {spec.seed}: {what} ({time.monotonic() - w0:.0f} s wall)", flush=True)
+        # the falls from the goal on (the ball is rolled in SEEN s after the play before): beams from play drop
+        # robots mid-step onto their spots
+        down = [(label, e) for label in ("A", "B") for e in r[label]["fall_log"] if e["time"] >= play_before + SEEN]
+        falls.append(len(down))
+        for label, e in down:
+            print(f"    fall at {e['time']:.2f} s: {label} #{e['unum']}, {e['cause']}, motion {e.get('active', '?')}",
+                  flush=True)
         if scored and (t is None or t > WITHIN):
             for e in r[left]["kick_log"]:                # what the late taker's kicks did
                 print(f"    {e['time']:.2f} s #{e['unum']} {e['kick']} ball ({e['ball'][0]:.3f}, {e['ball'][1]:.3f}) "
@@ -118,8 +125,9 @@ def main() -> None:
     backend = "simspark" if a.server == "simspark" else "rcssservermj"
     times: list[float | None] = []
     distances: list[float] = []
+    falls: list[int] = []
     try:
-        play(G.specs_from_args(args), backend, times, distances, a.play_before)
+        play(G.specs_from_args(args), backend, times, distances, falls, a.play_before)
     finally:
         shutil.rmtree(out, ignore_errors=True)             # the servers' logs
     done = [t for t in times if t is not None]
@@ -129,7 +137,8 @@ def main() -> None:
           f"{statistics.mean(done) if done else float('nan'):.2f} s (range "
           f"{min(done, default=float('nan')):.2f}-{max(done, default=float('nan')):.2f}); the kick-off kick moved the "
           f"ball a median {statistics.median(distances) if distances else float('nan'):.2f} m (range "
-          f"{min(distances, default=float('nan')):.2f}-{max(distances, default=float('nan')):.2f})")
+          f"{min(distances, default=float('nan')):.2f}-{max(distances, default=float('nan')):.2f})"
+          f"; falls from the goal on (both teams): {sum(falls)} in {len(falls)} games")
 
 
 if __name__ == "__main__":

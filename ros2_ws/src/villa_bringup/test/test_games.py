@@ -206,21 +206,29 @@ def test_a_robot_that_falls_after_a_push_is_counted_as_a_collision_within_the_co
 
 def test_kick_tracker_follows_where_the_ball_went():
     from villa_motion.arbiter import KickRecord
-    from villa_sim.trainer import GroundTruth
+    from villa_sim.trainer import GroundTruth, PlayerTruth
+
+    kicker = PlayerTruth("villa2", "right", 3, (-0.8, 0.1, 0.3), (0.0, 0.0, 0.0, 1.0))    # facing -x (yaw 180 deg)
+    other = PlayerTruth("villa", "left", 1, (-3.5, 0.0, 0.3), (1.0, 0.0, 0.0, 0.0))
 
     def gt(t, x, y):
-        return GroundTruth(t, t, "PlayOn", 0, 0, (x, y, 0.04), (0.0, 0.0, 0.0), {})
+        return GroundTruth(t, t, "PlayOn", 0, 0, (x, y, 0.04), (0.0, 0.0, 0.0),
+                           {("right", 3): kicker, ("left", 1): other})
 
-    tracker = G.KickTracker()
-    done = KickRecord(1.0, "forward_L", (0.2, 0.05), "completed", started=1.5, n=0)
+    tracker = G.KickTracker("right", 3)
+    done = KickRecord(1.0, "forward_L", (0.2, 0.05), "completed", started=1.5, started_ball=(0.19, 0.06), n=0)
     refused = KickRecord(2.0, "forward_R", (0.6, 0.0), "refused", "the IK reaches 40% of the curve", n=1)
     for t, x in ((1.6, 1.0), (3.0, 1.5), (4.6, 3.0), (6.0, 4.0)):   # the right team: its frame is turned 180 deg
-        tracker.sample([done, refused] if t > 2 else [done], gt(t, -x, 0.0), "right")
-    kicked, other = tracker.entries(3)
+        tracker.sample([done, refused] if t > 2 else [done], gt(t, -x, 0.0))
+    kicked, refusal = tracker.entries(3)
     assert kicked["ball_moved"] == pytest.approx(2.0) and kicked["off_goal_deg"] == pytest.approx(0.0)
     assert kicked["from"] == pytest.approx([1.0, 0.0]) and kicked["to"] == pytest.approx([3.0, 0.0])   # team frame
     assert kicked["time"] == pytest.approx(1.6) and kicked["unum"] == 3 and kicked["outcome"] == "completed"
-    assert other["outcome"] == "refused" and "40%" in other["reason"] and "ball_moved" not in other
+    assert kicked["ball_truth"] == pytest.approx([0.2, 0.1])       # the true ball, the kicker's torso frame
+    assert kicked["started_ball"] == pytest.approx([0.19, 0.06])
+    assert kicked["others_within"] == pytest.approx(0.5)   # the other robot, not the kicker; until KICK_FOLLOW s
+    assert refusal["outcome"] == "refused" and "40%" in refusal["reason"] and "ball_moved" not in refusal
+    assert "ball_truth" not in refusal and "started_ball" not in refusal
 
 
 def _tilted(up):

@@ -149,6 +149,7 @@ class KickRecord:
     outcome: str = "stopping"     # stopping -> executed (-> completed | fallen) | refused
     reason: str = ""
     started: float | None = None  # s, when the kick engine started
+    started_ball: tuple[float, float] | None = None  # m, the ball the engine started with (moved by odometry)
     n: int = 0                    # its number among the arbiter's kick records (the log keeps the last KICK_LOG)
 
 
@@ -530,6 +531,7 @@ class MotionArbiter:
             self.stats.executed += 1
             if self.kick_record is not None:
                 self.kick_record.outcome, self.kick_record.started = "executed", self.last_t
+                self.kick_record.started_ball = (float(ball[0]), float(ball[1]))
             self.log("info", f"motion: kick {kick.name} at ball ({ball[0]:.3f}, {ball[1]:.3f}) m")
         else:
             self.mode = Mode.WALK
