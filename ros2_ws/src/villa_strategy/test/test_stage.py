@@ -6,7 +6,7 @@ from villa_localization.stage import WorldEstimate
 from villa_motion import arbiter as A
 from villa_motion import head as H
 from villa_strategy.decision import BEFORE_KICK_OFF, GOAL_OPP, PLAY_ON, StrategyParams
-from villa_strategy.stage import FIRST_BEAM_STAND, StrategyStage
+from villa_strategy.stage import BEAM_STAND, BEAM_WAIT, FIRST_BEAM_STAND, StrategyStage
 
 
 def _stage():
@@ -50,7 +50,7 @@ def test_requests_a_skill_once_while_it_runs_and_focuses_the_head_on_the_ball():
 def test_the_first_beam_waits_until_the_new_robot_has_stood_for_a_while():
     """Issue 19 (`villa match --realtime`): a new robot's joints go from straight to the stand pose when motion starts;
     beamed in that crouch it lurched up to 17 cm and knocked the ball off the centre spot. The first beam waits for
-    FIRST_BEAM_STAND s of the motion standing; later beams (after a goal) do not wait."""
+    FIRST_BEAM_STAND s of the motion standing."""
     s = _stage()
     assert all(s.decide(0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam is None for i in range(50))   # no motion yet
     s.motion_status("stand", False)
@@ -58,5 +58,36 @@ def test_the_first_beam_waits_until_the_new_robot_has_stood_for_a_while():
     beams = [(t0 + 0.02 * i, s.decide(t0 + 0.02 * i, BEFORE_KICK_OFF, 0.0, True).beam) for i in range(50)]
     sent = [t for t, b in beams if b is not None]
     assert len(sent) == 1 and sent[0] - t0 == pytest.approx(FIRST_BEAM_STAND, abs=0.021)
-    s.motion_status("walk", False)                                # after a goal the robot may be walking
-    assert s.decide(10.0, GOAL_OPP, 50.0, True).beam is not None
+
+
+def _beams(s, t0, mode, n, active=lambda t: None):
+    """The times of the beams of n cycles of 20 ms from t0 in play mode `mode`; active(t): the motion's status."""
+    sent = []
+    for i in range(n):
+        t = t0 + 0.02 * i
+        if active(t) is not None:
+            s.motion_status(active(t), False)
+        if s.decide(t, mode, 50.0 + t, True).beam is not None:
+            sent.append(t)
+    return sent
+
+
+def test_after_a_goal_the_beam_waits_until_the_walk_has_stopped():
+    """Issue 19 (`villa games` Static seed 44): beamed at the goal in mid-stride from a sprint, two robots landed
+    mid-step and fell on their spots, one of them the kick-off taker. A later beam waits for BEAM_STAND s of the
+    motion standing."""
+    s = _stage()
+    s.motion_status("stand", False)
+    assert len(_beams(s, 0.0, BEFORE_KICK_OFF, 50)) == 1
+    _beams(s, 1.0, PLAY_ON, 50, lambda t: "walk")                 # sprinting when the goal comes at t = 10
+    sent = _beams(s, 10.0, GOAL_OPP, 150, lambda t: "walk" if t < 10.6 else "stand")   # the walk stops in 0.6 s
+    assert len(sent) == 1 and sent[0] - 10.6 == pytest.approx(BEAM_STAND, abs=0.021)
+
+
+def test_after_a_goal_a_robot_that_does_not_stand_is_beamed_before_the_phase_ends():
+    """A robot down or getting up through the goal pause is beamed BEAM_WAIT s into it (beams count only in it)."""
+    s = _stage()
+    s.motion_status("stand", False)
+    assert len(_beams(s, 0.0, BEFORE_KICK_OFF, 50)) == 1
+    sent = _beams(s, 10.0, GOAL_OPP, 150, lambda t: "getup_back")
+    assert len(sent) == 1 and sent[0] - 10.0 == pytest.approx(BEAM_WAIT, abs=0.021) and BEAM_WAIT < 3.0

@@ -4,7 +4,8 @@ Inputs: the world estimate (villa_localization.stage.WorldEstimate, the plain vi
 (§8), the motion status, heard messages (§6) and, once per server cycle, the game state, which runs one decision
 (villa_strategy.decision.TeamPlayer) and returns the Commands for motion and the bridge: a walk request, a skill or
 kick request, the head, say, beam (once per beam phase; again after `beam_period` s only while the estimate is over
-BEAM_MISSED from the spot; the first once the motion has stood FIRST_BEAM_STAND s) and the role assignment.
+BEAM_MISSED from the spot; the first once the motion has stood FIRST_BEAM_STAND s, a later one once it has
+stood BEAM_STAND s or BEAM_WAIT s into the phase) and the role assignment.
 Parameters: config/strategy.yaml's names; the robot's type and walk sets make its Body.
 """
 
@@ -27,6 +28,11 @@ BEAM_MISSED = 1.0           # m between our estimate and the beam spot that mean
 FIRST_BEAM_STAND = 0.5      # s the motion stands before the player's first beam (a new robot goes from its straight
                             # joints to the stand pose: beamed in that crouch, it lurched up to 17 cm on villa sim in
                             # real time and knocked the ball off the centre spot, issue 19)
+BEAM_STAND = 0.2            # s the motion stands before a later beam (after a goal): beamed mid-stride from a sprint,
+                            # a robot landed mid-step and fell on its spot (two of six in one goal, `villa games`
+                            # Static seed 44; the fallen kick-off taker's kick-off came at 10 s, issue 19)
+BEAM_WAIT = 1.5             # s into a beam phase after which a later beam goes whatever the motion does (a robot
+                            # down or getting up): beams count only during the phase (SimSpark's goal pause is 3 s)
 SEES_BALL_FOR = 0.5         # s since the ball was last seen that still counts as seeing it (§6's "sees ball" bit)
 
 
@@ -87,6 +93,7 @@ class StrategyStage:
         self.beam_mode = -1
         self.side_left = True
         self._stand_since: float | None = None  # time the motion status last became "stand"
+        self._mode, self._mode_since = -1, 0.0         # the play mode and the time it began
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any], seed: int | None = None) -> StrategyStage:
@@ -139,10 +146,14 @@ class StrategyStage:
             self._stand_since = None
         elif self._stand_since is None:
             self._stand_since = t
+        if play_mode != self._mode:
+            self._mode, self._mode_since = play_mode, t
         d = self.player.decide(self.view(t), play_mode, game_time, side_left)
         beam = None
-        settled = self.beamed_to is not None or (self._stand_since is not None
-                                                 and t - self._stand_since >= FIRST_BEAM_STAND - 1e-9)
+        # the first beam waits for the new robot's stand; a later one for the walk to stop (or BEAM_WAIT s)
+        stand = FIRST_BEAM_STAND if self.beamed_to is None else BEAM_STAND
+        settled = (self._stand_since is not None and t - self._stand_since >= stand - 1e-9) or \
+            (self.beamed_to is not None and t - self._mode_since >= BEAM_WAIT - 1e-9)
         if d.beam is not None and settled:
             # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
             # falls); again after beam_period only while our estimate says we are not there (the beam was lost)
