@@ -1,5 +1,7 @@
 """The strategy stage: beams once per beam phase, requests a skill once while it runs, head on the ball."""
 
+import math
+
 import pytest
 
 from villa_localization.stage import WorldEstimate
@@ -91,3 +93,27 @@ def test_after_a_goal_a_robot_that_does_not_stand_is_beamed_before_the_phase_end
     assert len(_beams(s, 0.0, BEFORE_KICK_OFF, 50)) == 1
     sent = _beams(s, 10.0, GOAL_OPP, 150, lambda t: "getup_back")
     assert len(sent) == 1 and sent[0] - 10.0 == pytest.approx(BEAM_WAIT, abs=0.021) and BEAM_WAIT < 3.0
+
+
+def test_while_its_beam_waits_the_decision_sees_no_beam_settling():
+    """The kick-off taker lines up once settled after its beam (decision.since_beam): seeing the game's first beam,
+    it lined up from where play left it after a goal, so the walk never stopped and the beam came BEAM_WAIT s into
+    the pause with the robot walking (issue 19, `villa games` Static seed 1). While a beam waits, since_beam is inf."""
+    s = _stage()
+    seen = []
+    decide = s.player.decide
+
+    def spy(w, *a, **k):
+        seen.append(w.since_beam)
+        return decide(w, *a, **k)
+
+    s.player.decide = spy
+    s.motion_status("stand", False)
+    assert len(_beams(s, 0.0, BEFORE_KICK_OFF, 50)) == 1
+    _beams(s, 1.0, PLAY_ON, 50, lambda t: "walk")
+    seen.clear()
+    sent = _beams(s, 10.0, GOAL_OPP, 100, lambda t: "walk" if t < 10.6 else "stand")
+    waiting = round((sent[0] - 10.0) / 0.02)
+    assert seen[0] > 9.0                        # the goal's first cycle: the beam it asks for is known after it
+    assert all(v == math.inf for v in seen[1:waiting + 1])
+    assert seen[waiting + 1] == pytest.approx(0.02) and all(v < 2.0 for v in seen[waiting + 1:])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from villa_motion import arbiter as A
@@ -94,6 +94,7 @@ class StrategyStage:
         self.side_left = True
         self._stand_since: float | None = None  # time the motion status last became "stand"
         self._mode, self._mode_since = -1, 0.0         # the play mode and the time it began
+        self._beam_pending = False                     # a beam was asked for and waits (settled)
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any], seed: int | None = None) -> StrategyStage:
@@ -148,21 +149,27 @@ class StrategyStage:
             self._stand_since = t
         if play_mode != self._mode:
             self._mode, self._mode_since = play_mode, t
-        d = self.player.decide(self.view(t), play_mode, game_time, side_left)
+        view = self.view(t)
+        if self._beam_pending:      # not beamed in this phase yet: nothing settles after a beam to come (the kick-off
+            view = replace(view, since_beam=math.inf)   # taker's line-up walked on, and the walk never stopped)
+        d = self.player.decide(view, play_mode, game_time, side_left)
         beam = None
         # the first beam waits for the new robot's stand; a later one for the walk to stop (or BEAM_WAIT s)
         stand = FIRST_BEAM_STAND if self.beamed_to is None else BEAM_STAND
         settled = (self._stand_since is not None and t - self._stand_since >= stand - 1e-9) or \
             (self.beamed_to is not None and t - self._mode_since >= BEAM_WAIT - 1e-9)
-        if d.beam is not None and settled:
+        self._beam_pending = False
+        if d.beam is not None:
             # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
             # falls); again after beam_period only while our estimate says we are not there (the beam was lost)
             w = self.world
             fresh = d.beam != self.beamed_to or play_mode != self.beam_mode
             missed = (w is not None and w.localized and math.dist(w.pose[:2], d.beam[:2]) > BEAM_MISSED
                       and t - self.last_beam >= self.beam_period)
-            if fresh or missed:
+            if (fresh or missed) and settled:
                 self.last_beam, self.beamed_to, self.beam_mode, beam = t, d.beam, play_mode, d.beam
+            else:
+                self._beam_pending = fresh or missed
         request = None
         # a kick the motion stops (or runs) for is asked again with the newer ball: the walk's stop uses it
         if d.skill and (not self.skill_running or (d.skill.startswith("kick_") and d.skill == self.motion_active)):
