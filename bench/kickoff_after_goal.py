@@ -76,8 +76,10 @@ def play(specs, backend: str, times: list, distances: list, falls: list, play_be
         kicks = [k for k in r[left]["kick_log"] if k["outcome"] == "completed" and "from" in k
                  and math.hypot(*k["from"]) < 0.1]
         k = kicks[-1] if kicks else None
+        truth = (f"; the engine started at ({k['started_ball'][0]:.3f}, {k['started_ball'][1]:.3f}), the true ball "
+                 f"({k['ball_truth'][0]:.3f}, {k['ball_truth'][1]:.3f})" if k and "ball_truth" in k else "")
         moved = (f", the kick ({k['kick']}, the ball at ({k['ball'][0]:.3f}, {k['ball'][1]:.3f}) m in the robot "
-                 f"frame) moved it {k['ball_moved']:.2f} m" if k else "")
+                 f"frame{truth}) moved it {k['ball_moved']:.2f} m" if k else "")
         if scored and t is not None:
             distances.append(k["ball_moved"] if k else 0.0)
         what = ("no goal: the ball did not go in" if not scored else

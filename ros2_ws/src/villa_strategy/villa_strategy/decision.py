@@ -144,6 +144,9 @@ class TeamPlayer:
         self._kickoff_dir: float | None = None
         self._lined_up: bool | None = None         # the kick-off taker stands lined up (KICKOFF_LINEUP_HOLD); None:
                                                     # not decided yet in this beam phase
+        self._beam_mode = -1                        # the last beam phase's play mode
+        self._kickoff_near: float | None = None     # the kick-off kick's stand-at tolerance at the whistle (None: the
+                                                    # kick's own): NEAR after a goal whose pause left no line-up
         self._penalty_start: float | None = None    # game time the penalty kick began (§14: 40 s)
         self._penalty_shot: float | None = None     # game time of the striker's shot
 
@@ -238,6 +241,7 @@ class TeamPlayer:
         if self.p.penalty:
             return self._penalty(w, ball, me, theta, play_mode, game_time)
         if play_mode in BEAM_MODES:
+            self._beam_mode = play_mode
             # first kick-off: the left team; after a goal: the team that conceded
             our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
             size = max(self.p.team_size, self.unum)
@@ -252,6 +256,12 @@ class TeamPlayer:
                 return self._kickoff_lineup(w, ball, me, theta, beam, play_mode) or \
                     Decision(role, beam[:2], beam=beam, method="kickoff")
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
+        if self._beam_mode in BEAM_MODES:
+            # after a goal, a taker that did not line up during the pause (its beam waits for the walk to stop, then
+            # it settles 1.5 s) lines up at the whistle: on SimSpark, beamed 5 cm behind its point, it kicked from
+            # there within the kick's 8 cm and the ball moved 0.05-0.6 m (issue 19, bench/kickoff_after_goal.py)
+            self._kickoff_near = KICKOFF_LINEUP_NEAR if self._beam_mode == GOAL_OPP and not self._lined_up else None
+            self._beam_mode = -1
         self._lined_up = None                       # out of the beam phase: the next kick-off's taker starts afresh
         if play_mode == GAME_OVER:
             return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
@@ -429,7 +439,7 @@ class TeamPlayer:
             return None
         kickoff = play_mode == KICK_OFF_OWN
         if not kickoff:
-            self._kickoff_dir = None
+            self._kickoff_dir, self._kickoff_near = None, None
         goal_dir = math.atan2(F.OPP_GOAL[1] - ball[1], F.OPP_GOAL[0] - ball[0])
         spread = 0.0                           # rad: any direction this near `direction` will do (window_direction)
         if play_mode == CORNER_KICK_OWN:
@@ -477,7 +487,8 @@ class TeamPlayer:
         # approach's reach checks (bursts of late real-time answers at every kick, issue 21)
         step = self.kicker.again(me, theta, ball) if w.kick_running == f"kick_{self.kicker.current}" else None
         if step is None:
-            step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread)
+            step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread,
+                                       near=self._kickoff_near if kickoff else None)
         return step.target, step.walk, step.skill, dict(step.params or {})
 
     def _on_ball(self, w: WorldView, ball, me, theta, obstacles):
