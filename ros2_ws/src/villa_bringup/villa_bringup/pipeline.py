@@ -182,6 +182,7 @@ class PlayerPipeline:
         self.commands = c
         if c.beam is not None and all(math.isfinite(v) for v in c.beam):
             self.session.submit_beam(*c.beam)
+            self.motion.beamed()
             self.localization.beam(*c.beam)
         if c.say:
             try:

@@ -363,3 +363,26 @@ def test_kick_on_the_simulated_robot(config):
         cycle()
     moved = math.dist(nao.sim.ball.xpos[:2], ball)
     assert moved > 0.3, f"the ball moved {moved:.2f} m"     # hit (how far is the kick's tuning: test_kick.py)
+
+
+def test_a_beamed_walk_stands_at_once_and_a_stopped_one_jogs_first(config):
+    """Issue 19 (`villa games` Static seed 44): beamed mid-stride from a sprint, the walk's §10.4.3 jog to a stop
+    carried the gait on at the beam spot and the robot fell. A beam stands the walk at once; a plain stop jogs."""
+    def walking():
+        a, _ = _arbiter(config)
+        loop = Loop(a)
+        loop.run(5)
+        assert a.walk_request(A.WalkRequest(x=1.0)).accepted
+        loop.run(50)
+        assert loop.out.status.active == "walk"
+        return a, loop
+
+    a, loop = walking()
+    a.walk_request(A.WalkRequest(A.WALK_STAND))
+    loop.run(1)
+    assert loop.out.status.active == "walk"                          # jogging in place
+    a, loop = walking()
+    a.beamed()
+    a.walk_request(A.WalkRequest(A.WALK_STAND))
+    loop.run(1)
+    assert loop.out.status.active == "stand" and loop.out.mode == A.Mode.WALK

@@ -396,6 +396,13 @@ class MotionArbiter:
             self._settle_kick("cancelled", reason)
         self.pending = None
 
+    def beamed(self) -> None:
+        """The robot was beamed (moved and put upright at rest by the server): a walk or a stop for a kick stands at
+        once, without the §10.4.3 jog, which carried the gait's momentum on after the beam, and a robot beamed from a
+        sprint fell on its spot (issue 19, `villa games` Static seed 44). A skill, kick or get-up runs on."""
+        if self.mode in (Mode.WALK, Mode.STOPPING):
+            self._to_walk(stop=True)
+
     def _to_walk(self, stop: bool) -> None:
         """Back to WALK; `stop`: the walk stands at once (it did not run while a skill or kick had the legs)."""
         self._cancel_pending("a walk request")

@@ -13,7 +13,7 @@ import math
 import sys
 import threading
 
-from geometry_msgs.msg import Quaternion
+from geometry_msgs.msg import Pose2D, Quaternion
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
@@ -67,6 +67,8 @@ class MotionNode(Node):
         self.create_subscription(HeadCommand, "head_command", self._on_head, QOS)
         self.create_subscription(FallState, "fall_state", self._on_fall, QOS)
         self.create_subscription(Imu, "imu", self._on_imu, QOS)
+        if p.get("simulator", "") != "naoqi":      # the strategy's beam moves a simulated robot (a Nao ignores it)
+            self.create_subscription(Pose2D, "beam", self._on_beam, QOS)
         a = self.arbiter
         self.get_logger().info(f"motion: robot type {a.robot_type}, walk sets {', '.join(a.walk.sets)}, "
                                f"skills {', '.join(sorted(a.skills))}, kicks {', '.join(sorted(a.kicks))}")
@@ -98,6 +100,10 @@ class MotionNode(Node):
     def _on_head(self, msg: HeadCommand) -> None:
         with self._lock:
             self.arbiter.head(head_request(msg))
+
+    def _on_beam(self, msg: Pose2D) -> None:
+        with self._lock:
+            self.arbiter.beamed()
 
     def _on_fall(self, msg: FallState) -> None:
         with self._lock:
