@@ -452,7 +452,9 @@ def play_game(spec: GameSpec, stop, progress=lambda played: None) -> dict:
 # --- many games on worker processes ------------------------------------------------------------------------------
 def _worker(jobs, results, stop, log_dir: str, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)          # the main process stops us through `stop`
-    die_with_parent(parent)                               # ... or by ending: SIGTERM ends the game and its servers
+    # ... or by ending: SIGKILL (SIGTERM raises KeyboardInterrupt here, interruptible(), and a worker whose game
+    # was interrupted took the next one); its servers then get their own parent-death signal
+    die_with_parent(parent, signal.SIGKILL)
     logging.basicConfig(filename=os.path.join(log_dir, f"worker{os.getpid()}.log"), level=logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     while not stop.is_set():
