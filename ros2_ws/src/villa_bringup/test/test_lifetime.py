@@ -3,13 +3,14 @@ with it: its own clean stop never runs then (villa_sim.lifetime)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
 
 import psutil
+
+from villa_sim.testing import outlives_killed_parent
 
 
 def _kill_and_count_survivors(cmd: list[str], ready, timeout: float = 120.0) -> tuple[list[str], list[str]]:
@@ -82,13 +83,4 @@ def test_a_child_started_with_tied_to_parent_ends_with_it():
     code = ("import subprocess, sys; from villa_sim.lifetime import tied_to_parent; "
             "c = subprocess.Popen(['sleep', '600'], preexec_fn=tied_to_parent()); print(c.pid, flush=True); "
             "sys.stdin.read()")
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    child = psutil.Process(int(p.stdout.readline()))
-    try:
-        assert child.is_running()
-        os.kill(p.pid, signal.SIGKILL)
-        p.wait()
-        child.wait(timeout=10)
-    finally:
-        if child.is_running():
-            child.kill()
+    assert not outlives_killed_parent(code, "sleep", timeout=10)

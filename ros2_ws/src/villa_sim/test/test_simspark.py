@@ -6,18 +6,14 @@ Skipped with the reason when SimSpark is not installed (a user's fresh clone); C
 from __future__ import annotations
 
 import math
-import os
-import signal
 import socket
-import subprocess
-import sys
 import threading
 
-import psutil
 import pytest
 
 from villa_bridge import framing
 from villa_sim.simspark import MonitorScene, SimSparkServer, SimSparkTrainer, available
+from villa_sim.testing import outlives_killed_parent
 
 OK, WHY = available()
 pytestmark = pytest.mark.skipif(not OK, reason=WHY)
@@ -73,16 +69,7 @@ def test_a_server_ends_with_the_process_that_started_it_when_that_is_killed():
     """A villa killed with SIGKILL never runs its clean stop: the server must not play on alone (villa_sim.lifetime)."""
     code = ("import sys; from villa_sim.simspark import SimSparkServer; s = SimSparkServer(); print(s.proc.pid, "
             "flush=True); sys.stdin.read()")
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    server = psutil.Process(int(p.stdout.readline()))
-    try:
-        assert "rcssserver3d" in server.name()
-        os.kill(p.pid, signal.SIGKILL)
-        p.wait()
-        server.wait(timeout=15)
-    finally:
-        if server.is_running():
-            server.kill()
+    assert not outlives_killed_parent(code, "rcssserver3d")
 
 
 def test_trainer_sees_the_robot_moves_it_and_places_the_ball(server):

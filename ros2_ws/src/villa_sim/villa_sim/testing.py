@@ -45,6 +45,28 @@ def stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> bool:
     return False
 
 
+def outlives_killed_parent(code: str, name: str = "", timeout: float = 15.0) -> bool:
+    """Run `python -c code`, which starts a child, prints its pid and waits; kill that parent with SIGKILL (its clean
+    stop never runs); True when the child (whose process name contains `name`) still runs `timeout` s later (it is
+    killed then). For the tests of villa_sim.lifetime."""
+    import psutil
+
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = psutil.Process(int(p.stdout.readline()))
+    try:
+        if name not in child.name():
+            raise RuntimeError(f"the child is {child.name()!r}, not {name!r}")
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        child.wait(timeout=timeout)
+        return False
+    except psutil.TimeoutExpired:
+        return True
+    finally:
+        if child.is_running():
+            child.kill()
+
+
 class SimProcess:
     """`villa sim` in a subprocess on free ports; stopped with SIGINT (then SIGKILL) on exit.
 
