@@ -400,7 +400,7 @@ class MotionArbiter:
         """The robot was beamed (moved and put upright at rest by the server): a walk or a stop for a kick stands at
         once, without the §10.4.3 jog, which carried the gait's momentum on after the beam, and a robot beamed from a
         sprint fell on its spot (issue 19, `villa games` Static seed 44). A skill, kick or get-up runs on."""
-        if self.mode in (Mode.WALK, Mode.STOPPING):
+        if self.mode == Mode.STOPPING or (self.mode == Mode.WALK and self.walk.walking):   # a standing walk: as is
             self._to_walk(stop=True)
 
     def _to_walk(self, stop: bool) -> None:
