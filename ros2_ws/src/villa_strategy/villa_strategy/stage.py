@@ -20,15 +20,7 @@ from villa_motion import arbiter as A
 from villa_motion import head as H
 from villa_nao.joints import check_robot_type
 from villa_strategy import behaviours as B
-from villa_strategy.decision import (
-    GOAL_OPP,
-    KICKOFF_LINEUP_NEAR,
-    KICKOFF_SETBACK,
-    Decision,
-    StrategyParams,
-    TeamPlayer,
-    WorldView,
-)
+from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
 from villa_strategy.formation import formation_params, roles_for, variant_formation
 
 UPRIGHT = A.UPRIGHT
@@ -162,15 +154,11 @@ class StrategyStage:
             view = replace(view, since_beam=math.inf)   # taker's line-up walked on, and the walk never stopped)
         d = self.player.decide(view, play_mode, game_time, side_left)
         beam = None
-        # the first beam waits for the new robot's stand; a later one for the walk to stop (or BEAM_WAIT s), but for
-        # our kick-off taker after a goal where its beam's setback leaves a line-up to do: it needs the pause to settle
-        # and line up (on SimSpark, beamed 5 cm behind its point, it had no time left: 11 of 20 kick-offs within 3 s,
-        # against 17 of 20 beamed at once; bench/kickoff_after_goal.py --server simspark)
-        taker = play_mode == GOAL_OPP and d.role == "onBall" and d.method == "kickoff" and \
-            KICKOFF_SETBACK.get(self.params.simulator, KICKOFF_SETBACK[""]) > KICKOFF_LINEUP_NEAR
+        # the first beam waits for the new robot's stand; a later one for the walk to stop (or BEAM_WAIT s) unless the
+        # decision needs it now (the kick-off taker after a goal, decision.Decision.beam_now)
         stand = FIRST_BEAM_STAND if self.beamed_to is None else BEAM_STAND
         settled = (self._stand_since is not None and t - self._stand_since >= stand - 1e-9) or \
-            (self.beamed_to is not None and (taker or t - self._mode_since >= BEAM_WAIT - 1e-9))
+            (self.beamed_to is not None and (d.beam_now or t - self._mode_since >= BEAM_WAIT - 1e-9))
         self._beam_pending = False
         if d.beam is not None:
             # once per beam phase (a beam drops the robot onto the spot: again and again, it kicks off shaken and
