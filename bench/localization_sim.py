@@ -114,7 +114,7 @@ def main() -> None:
         e = float(np.hypot(*(est[:2] - truth[:2])))
         bf.move(*odo)                       # the ball filter runs in the robot frame: odometry moves it
         if ball is not None:
-            z, r = bf.measurement(ball.position, ball.bearing_sigma)
+            z, r = BallFilter.measurement(ball.position, ball.distance_sigma, ball.bearing_sigma)
             bf.update(z, r, t)
         else:
             bf.predict(t)

@@ -2,7 +2,7 @@
 
 State (x, y, vx, vy) in base_footprint; constant-velocity motion with a rolling-friction decay and white-acceleration
 process noise; the walk's odometry moves the state into the new robot frame (`move`); measurements are the seen
-ball's body-relative position with a covariance of its own (`measurement`: cm along the ray, the bearing's across).
+ball's body-relative position with a covariance from the observation's distance and bearing sigmas.
 
 Kept in the robot frame so that what the robot sees is what it kicks: our pose estimate's error and jumps (a beam,
 a sensor reset, a fall) do not move the ball relative to the feet; the field-frame ball (`in_field`) is the pose
@@ -28,8 +28,6 @@ class BallParams:
     max_speed: float = 15.0           # m/s; a faster estimate is a bad fit and is reset
     gate: float = 25.0                # Mahalanobis distance² beyond which a measurement restarts the filter
     odom_sigma: float = 0.1           # relative 1-sigma of the odometry step moving the ball (m/m, rad/rad)
-    seen_sigma: float = 0.015         # m, a seen ball's 1-sigma along the ray (plus seen_sigma_rel of its distance)
-    seen_sigma_rel: float = 0.01      # and at least seen_sigma across it (see measurement)
 
 
 def _rotation4(th: float) -> np.ndarray:
@@ -111,19 +109,12 @@ class BallFilter:
         j[:2] = [[1, 0, -fy], [0, 1, fx]]                                  # d position / d pose
         return state, t @ self.P @ t.T + j @ np.asarray(cov_pose) @ j.T
 
-    def measurement(self, rel_xy, bearing_sigma: float) -> tuple[np.ndarray, np.ndarray]:
-        """A body-relative ball observation -> (z, its 2x2 covariance) in the robot frame: seen_sigma + seen_sigma_rel
-        x distance along the ray, the bearing's sigma across it but at least seen_sigma. Not the landmarks' 5 cm
-        (perception's distance_sigma_abs): the server gives the distance, so an error of the levelling tilt moves a
-        seen point by about the camera's height times it (0.8 cm per degree), near or far. With 5 cm the filter
-        followed the near ball of a robot standing still so slowly that the 2-4 cm a lining-up step's odometry put
-        into it (SimSpark: small steps come out shorter than told) lasted until the kick: SimSpark's kick-off kicks
-        started with the ball a median 1.9 cm short of where it lay (issue 19)."""
+    @staticmethod
+    def measurement(rel_xy, distance_sigma: float, bearing_sigma: float) -> tuple[np.ndarray, np.ndarray]:
+        """A body-relative ball observation -> (z, its 2x2 covariance) in the robot frame."""
         z = np.asarray(rel_xy, dtype=float)
         d = math.hypot(*z)
         b = math.atan2(z[1], z[0])
         u = np.array([math.cos(b), math.sin(b)])
         v = np.array([-u[1], u[0]])
-        along = self.p.seen_sigma + self.p.seen_sigma_rel * d
-        across = max(d * bearing_sigma, self.p.seen_sigma)
-        return z, np.outer(u, u) * along ** 2 + np.outer(v, v) * across ** 2
+        return z, np.outer(u, u) * distance_sigma ** 2 + np.outer(v, v) * (d * bearing_sigma) ** 2

@@ -82,9 +82,7 @@ class LocalizationStage:
         model = WorldModel(pf_params=pf, ball_params=BallParams(accel_sigma=float(p["ball_accel_sigma"]),
                                                                     friction=float(p["ball_friction"]),
                                                                     gate=float(p["ball_gate"]),
-                                                                    odom_sigma=float(p["ball_odom_sigma"]),
-                                                                    seen_sigma=float(p["ball_seen_sigma"]),
-                                                                    seen_sigma_rel=float(p["ball_seen_sigma_rel"])),
+                                                                    odom_sigma=float(p["ball_odom_sigma"])),
                            valid_for=float(p["valid_for"]), fall_sigma=tuple(float(v) for v in p["fall_sigma"]),
                            getup_sigma=tuple(float(v) for v in p["getup_sigma"]),
                            blind_sigma=tuple(float(v) for v in p["blind_sigma"]), seed=seed)

@@ -104,7 +104,7 @@ class WorldModel:
 
         for o in observations:
             if o.kind == "ball":
-                z, r = self.ball.measurement(o.xy, o.bearing_sigma)
+                z, r = BallFilter.measurement(o.xy, o.distance_sigma, o.bearing_sigma)
                 self.ball.update(z, r, t)
                 self.ball_seen = t
             elif o.kind == "teammate":
