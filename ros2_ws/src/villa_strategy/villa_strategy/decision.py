@@ -259,8 +259,7 @@ class TeamPlayer:
                 # after a goal, where the beam's setback leaves a line-up to do, the taker needs the whole pause to
                 # settle and line up (on SimSpark, beamed 5 cm behind its point, waiting for its walk to stop left no
                 # time: 11 of 20 kick-offs within 3 s, against 17 of 20 beamed at once; bench/kickoff_after_goal.py)
-                d.beam_now = play_mode == GOAL_OPP and \
-                    KICKOFF_SETBACK.get(self.p.simulator, KICKOFF_SETBACK[""]) > KICKOFF_LINEUP_NEAR
+                d.beam_now = play_mode == GOAL_OPP and self._kickoff_setback > KICKOFF_LINEUP_NEAR
                 return d
             return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
         if self._beam_mode in BEAM_MODES:
@@ -387,6 +386,11 @@ class TeamPlayer:
             self._kickoff_dir = KK.kickoff_direction(self.rng)
         return self._kickoff_dir, [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
 
+    @property
+    def _kickoff_setback(self) -> float:
+        """m: KICKOFF_SETBACK of our simulator (its "" entry for one it does not list)."""
+        return KICKOFF_SETBACK.get(self.p.simulator, KICKOFF_SETBACK[""])
+
     def _kickoff_beam(self, spot: tuple[float, float]) -> tuple[float, float, float]:
         """§11.2.1: the kick-off taker is beamed where the kick-off kick (its direction drawn now and kept for the
         kick) reaches the ball without a step, KICKOFF_SETBACK m back from its stand-at point: SimSpark adds up to
@@ -397,8 +401,7 @@ class TeamPlayer:
             return spot[0], spot[1], 0.0
         kick, stand_at, heading, _ = KK.choose_kick(pool, np.array(spot), 0.0, np.zeros(2), direction)
         self.kicker.current = kick.name              # the lining up and the kick go on with the kick beamed for
-        setback = KICKOFF_SETBACK.get(self.p.simulator, KICKOFF_SETBACK[""])
-        x, y = stand_at - setback * np.array([math.cos(heading), math.sin(heading)])
+        x, y = stand_at - self._kickoff_setback * np.array([math.cos(heading), math.sin(heading)])
         return float(x), float(y), float(heading)
 
     def _kickoff_lineup(self, w: WorldView, ball, me, theta, beam, play_mode: int) -> Decision | None:
