@@ -3,14 +3,27 @@ with it: its own clean stop never runs then (villa_sim.lifetime)."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
 import psutil
+import pytest
 
-from villa_sim.testing import outlives_killed_parent
+from villa_sim.testing import dds_port_segments, outlives_killed_parent, remove_stale_dds_ports
+
+
+@pytest.fixture(autouse=True)
+def _dds_segments_of_killed_nodes():
+    """A node killed with SIGKILL cannot remove its Fast DDS shared memory: the test does (after `fastdds shm clean`,
+    the port segments that only such a node used are still there)."""
+    before = dds_port_segments()
+    yield
+    if shutil.which("fastdds"):
+        subprocess.run(["fastdds", "shm", "clean"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    remove_stale_dds_ports(before)
 
 
 def _kill_and_count_survivors(cmd: list[str], ready, timeout: float = 120.0) -> tuple[list[str], list[str]]:

@@ -67,6 +67,35 @@ def outlives_killed_parent(code: str, name: str = "", timeout: float = 15.0) -> 
             child.kill()
 
 
+SHM = Path("/dev/shm")
+
+
+def dds_port_segments() -> set[str]:
+    """The Fast DDS port segments in /dev/shm now (names)."""
+    return {f.name for f in SHM.glob("fastdds_port*")} if SHM.is_dir() else set()
+
+
+def remove_stale_dds_ports(before: set[str]) -> list[str]:
+    """Remove the Fast DDS port segments (and their mutexes) that appeared since `before` and that no process maps:
+    a DDS participant killed with SIGKILL leaves them, and `fastdds shm clean` does not remove them. Returns the names
+    removed. Run `fastdds shm clean` first for the other segments."""
+    new = dds_port_segments() - before
+    if not new:
+        return []
+    mapped = set()
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        try:
+            text = maps.read_text()
+        except OSError:                        # gone, or not ours to read
+            continue
+        mapped.update(n for n in new if f"/dev/shm/{n}" in text)
+    removed = sorted(new - mapped)
+    for n in removed:
+        for f in (SHM / n, SHM / f"sem.{n}_mutex"):
+            f.unlink(missing_ok=True)
+    return removed
+
+
 class SimProcess:
     """`villa sim` in a subprocess on free ports; stopped with SIGINT (then SIGKILL) on exit.
 
