@@ -180,3 +180,41 @@ def test_a_kick_learned_under_its_start_sets_name_replaces_that_sets_kick(tmp_pa
     assert learned == pytest.approx(o.space.denormalize(x), abs=1e-5)
     shipped = KK.load_kick_set("tuned", robot_type=None)
     assert KK.parameter_vector(loaded["in45_L"]) == KK.parameter_vector(shipped["in45_L"])
+
+
+def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_worse_half(tmp_path):
+    """--robust (issue 19): every candidate kicks from the same ball offsets, spread over the whole +-offset square
+    (SimSpark is deterministic per offset, and a mean over random ones rewarded lucky candidates); the fitness is the
+    mean of the worse half of the scores; it needs --standing and at least two attempts."""
+    from villa_optimize.kick_objective import KickObjective, fitness, standing_offsets
+
+    a, b = standing_offsets(16, 0.03), standing_offsets(16, 0.03)
+    assert a.shape == (16, 2) and np.array_equal(a, b)
+    assert np.all(np.abs(a) <= 0.03 + 1e-12)
+    quadrants = {(bool(x > 0), bool(y > 0)) for x, y in a}
+    assert len(quadrants) == 4                                     # spread over the square, not bunched
+    assert len({(round(x, 6), round(y, 6)) for x, y in a}) == 16
+    assert fitness([3.0, 0.5, 2.0, 1.0]) == pytest.approx(1.625)
+    assert fitness([3.0, 0.5, 2.0, 1.0], robust=True) == pytest.approx(0.75)
+    assert fitness([3.0, 0.5, 2.0], robust=True) == pytest.approx(1.25)     # the worse half, rounded up
+    for bad in ({"robust": True}, {"robust": True, "standing": True, "attempts": 1},
+                {"standing": True, "offset": 0.2}):
+        with pytest.raises(ValueError):
+            KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="inprocess", **bad)
+    o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="simspark", standing=True,
+                      robust=True, offset=0.03)
+    assert o.describe()["robust"] and o.describe()["offset"] == 0.03
+
+
+def test_the_kick_objective_starts_from_the_kick_its_backend_plays():
+    """With --backend simspark the start set's kick is the SimSpark overlay's (the kick the server's games play), not
+    villa sim's."""
+    from villa_motion import kick as KK
+    from villa_optimize.kick_objective import KickObjective
+
+    for backend, simulator in (("simspark", "simspark"), ("inprocess", None)):
+        o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), backend=backend)
+        played = KK.load_kick_set("tuned", simulator=simulator, robot_type=0)["forward_L"]
+        assert o.kicks()["forward_L"] == played
+    assert KK.load_kick_set("tuned", simulator="simspark", robot_type=0)["forward_L"] != \
+        KK.load_kick_set("tuned", robot_type=0)["forward_L"]
