@@ -186,7 +186,7 @@ def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_w
     """--robust (issue 19): every candidate kicks from the same ball offsets, spread over the whole +-offset square
     (SimSpark is deterministic per offset, and a mean over random ones rewarded lucky candidates); the fitness is the
     mean of the worse half of the scores; it needs --standing and at least two attempts."""
-    from villa_optimize.kick_objective import KickObjective, fitness, standing_offsets
+    from villa_optimize.kick_objective import KickObjective, evaluation_fitness, standing_offsets
 
     a, b = standing_offsets(16, 0.03), standing_offsets(16, 0.03)
     assert a.shape == (16, 2) and np.array_equal(a, b)
@@ -194,9 +194,9 @@ def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_w
     quadrants = {(bool(x > 0), bool(y > 0)) for x, y in a}
     assert len(quadrants) == 4                                     # spread over the square, not bunched
     assert len({(round(x, 6), round(y, 6)) for x, y in a}) == 16
-    assert fitness([3.0, 0.5, 2.0, 1.0]) == pytest.approx(1.625)
-    assert fitness([3.0, 0.5, 2.0, 1.0], robust=True) == pytest.approx(0.75)
-    assert fitness([3.0, 0.5, 2.0], robust=True) == pytest.approx(1.25)     # the worse half, rounded up
+    assert evaluation_fitness([3.0, 0.5, 2.0, 1.0]) == pytest.approx(1.625)
+    assert evaluation_fitness([3.0, 0.5, 2.0, 1.0], robust=True) == pytest.approx(0.75)
+    assert evaluation_fitness([3.0, 0.5, 2.0], robust=True) == pytest.approx(1.25)     # the worse half, rounded up
     for bad in ({"robust": True}, {"robust": True, "standing": True, "attempts": 1},
                 {"standing": True, "offset": 0.2}):
         with pytest.raises(ValueError):
@@ -204,6 +204,8 @@ def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_w
     o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="simspark", standing=True,
                       robust=True, offset=0.03)
     assert o.describe()["robust"] and o.describe()["offset"] == 0.03
+    plain = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="simspark", standing=True)
+    assert "robust" not in plain.describe() and "offset" not in plain.describe()   # runs saved before still resume
 
 
 def test_the_kick_objective_starts_from_the_kick_its_backend_plays():

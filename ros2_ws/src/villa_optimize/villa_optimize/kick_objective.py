@@ -228,9 +228,11 @@ class KickObjective:
         return self.space.dim
 
     def describe(self) -> dict:
-        return {"kind": "kick", "kick": self.kick_name, "base_set": self.base_set, "standing": self.standing,
-                "robust": self.robust, "offset": self.offset, "parameters": list(self.space.names),
-                "robot_type": self.robot_type, "attempts": self.attempts}
+        d = {"kind": "kick", "kick": self.kick_name, "base_set": self.base_set, "standing": self.standing,
+             "parameters": list(self.space.names), "robot_type": self.robot_type, "attempts": self.attempts}
+        if self.robust or self.offset != STANDING_ERROR:   # only then: runs saved before them still --resume
+            d.update(robust=self.robust, offset=self.offset)
+        return d
 
     def x0(self) -> np.ndarray:
         return self.space.normalize({p.name: p.value for p in self.params})
@@ -265,7 +267,7 @@ def standing_offsets(n: int, offset: float = STANDING_ERROR) -> np.ndarray:
     return (2.0 * qmc.Halton(d=2, scramble=False).random(n) - 1.0) * offset
 
 
-def fitness(scores, robust: bool = False) -> float:
+def evaluation_fitness(scores, robust: bool = False) -> float:
     """An evaluation's fitness: the mean score, or with `robust` the mean of the worse half (rounded up)."""
     s = np.sort(np.asarray(scores, float))
     return float(np.mean(s[:max(1, math.ceil(len(s) / 2))] if robust else s))
@@ -302,8 +304,8 @@ class KickEvaluator:
         attempts = [self.world.run_episode(ep) for ep in self.episodes(kick)]
         scores = [a.score for a in attempts]
         fell = [a.fell if self.o.standing else a.outcome == "fell" for a in attempts]
-        return fitness(scores, self.o.robust), {"fell": any(fell), "falls": sum(fell),
-                                                "attempts": [a.summary() for a in attempts]}
+        return evaluation_fitness(scores, self.o.robust), {"fell": any(fell), "falls": sum(fell),
+                                                           "attempts": [a.summary() for a in attempts]}
 
     def pids(self) -> list[int]:
         return list(getattr(self.world, "pids", list)())
