@@ -3,7 +3,6 @@ with it: its own clean stop never runs then (villa_sim.lifetime)."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,8 +20,6 @@ def _dds_segments_of_killed_nodes():
     the port segments that only such a node used are still there)."""
     before = dds_port_segments()
     yield
-    if shutil.which("fastdds"):
-        subprocess.run(["fastdds", "shm", "clean"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     remove_stale_dds_ports(before)
 
 

@@ -76,9 +76,11 @@ def dds_port_segments() -> set[str]:
 
 
 def remove_stale_dds_ports(before: set[str]) -> list[str]:
-    """Remove the Fast DDS port segments (and their mutexes) that appeared since `before` and that no process maps:
-    a DDS participant killed with SIGKILL leaves them, and `fastdds shm clean` does not remove them. Returns the names
-    removed. Run `fastdds shm clean` first for the other segments."""
+    """After `fastdds shm clean` (where installed; it removes the other stale segments), remove the Fast DDS port
+    segments (and their mutexes) that appeared since `before` and that no process maps: a DDS participant killed with
+    SIGKILL leaves them, and `fastdds shm clean` does not remove them. Returns the port segments' names removed."""
+    if shutil.which("fastdds"):
+        subprocess.run(["fastdds", "shm", "clean"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     new = dds_port_segments() - before
     if not new:
         return []
