@@ -19,7 +19,7 @@ import numpy as np
 from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_nao.params import config_path
-from villa_optimize.standing_kick import KickTrial, StandingKickEpisode
+from villa_optimize.standing_kick import STANDING_ERROR, KickTrial, StandingKickEpisode
 from villa_optimize.worlds import SIMULATOR, make_world
 
 
@@ -30,7 +30,8 @@ def main() -> None:
     ap.add_argument("--params", default=None, help="kick parameter sets file (default villa_motion's)")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--kicks", default="", help="comma-separated kick names (default: all)")
-    ap.add_argument("--offset", type=float, default=0.02, help="m: ball offsets drawn from +-offset in x and y")
+    ap.add_argument("--offset", type=float, default=STANDING_ERROR,
+                    help="m: ball offsets drawn from +-offset in x and y")
     ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()

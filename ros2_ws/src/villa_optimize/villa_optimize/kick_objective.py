@@ -33,6 +33,7 @@ from villa_motion.params import load_parameter_sets
 from villa_nao import field as F
 from villa_nao.params import config_path, read_yaml
 from villa_optimize.space import Space, write_text_atomic
+from villa_optimize.standing_kick import STANDING_ERROR
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation, motion_cycle
 from villa_strategy import behaviours as B
 
@@ -43,7 +44,6 @@ KICK_TIMEOUT = 10.0              # s from the approach's start to the kick (§13
 RAN_INTO_BALL = 0.15             # m the ball may move before the kick starts
 ROLL_TIME = 3.0                  # s of standing after the kick while the ball rolls
 ATTEMPTS = 10
-STANDING_ERROR = 0.02            # m: standing kicks have the ball up to this far off the kick's offset in x and y
 REACH_MARGIN = 0.01             # m: the approach kicks with the ball this far inside the reachable region
 
 

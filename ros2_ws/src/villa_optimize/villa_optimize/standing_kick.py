@@ -23,6 +23,7 @@ START = (-3.0, 0.0, 0.0)     # where the robot stands (global frame)
 SETTLE = 0.8                 # s standing before the kick
 ROLL = 3.0                   # s standing after it while the ball rolls
 FELL, REFUSED = -3.0, -1.0
+STANDING_ERROR = 0.02        # m: the ball up to this far off the kick's offset in x and y (an imperfect approach)
 
 
 @dataclass(frozen=True)
