@@ -108,20 +108,26 @@ def test_summary_counts_results_and_standard_error():
 
 def test_accounting_times_each_kick_off_until_the_ball_leaves_its_spot():
     """`villa match` sees only the truth: per kick-off, the s until the ball lay KICKOFF_MOVED m off its spot; a
-    kick-off the referee ended with the ball still there stays None."""
-    from villa_bringup.accounting import Accounting
+    kick-off the referee ended with the ball still there stays None; one the game's end cut short (it began less than
+    KICKOFF_KICK_WITHIN s before it, the ball not moved yet) is left out."""
+    from villa_bringup.accounting import KICKOFF_KICK_WITHIN, Accounting
     from villa_sim.trainer import GroundTruth
 
-    acc = Accounting("villa", "other")
+    def kickoffs(samples):
+        acc = Accounting("villa", "other")
+        for t, mode, x in samples:
+            acc.sample(GroundTruth(t, t, mode, 0, 0, (x, 0.0, 0.04), (0.0, 0.0, 0.0), {}))
+        return acc.summary("left")["kickoff_times"], acc.summary("right")["kickoff_times"]
+
     # (game time, mode, ball x): ours kicked at 1.2 s (a touch of 0.1 m before it does not count); theirs never moved
     # the ball before the referee's PlayOn; a second of ours is still running when the game ends
     samples = [(0.0, "BeforeKickOff", 0.0), (0.2, "KickOff_Left", 0.0), (1.0, "KickOff_Left", 0.1),
                (1.4, "PlayOn", 0.45), (30.0, "PlayOn", 6.0), (31.0, "KickOff_Right", 0.0),
-               (46.0, "PlayOn", 0.05), (47.0, "PlayOn", 0.05), (60.0, "KickOff_Left", 0.0), (61.0, "KickOff_Left", 0.0)]
-    for t, mode, x in samples:
-        acc.sample(GroundTruth(t, t, mode, 0, 0, (x, 0.0, 0.04), (0.0, 0.0, 0.0), {}))
-    assert acc.summary("left")["kickoff_times"] == [1.2, None]
-    assert acc.summary("right")["kickoff_times"] == [None]
+               (46.0, "PlayOn", 0.05), (47.0, "PlayOn", 0.05), (60.0, "KickOff_Left", 0.0)]
+    late = 60.0 + KICKOFF_KICK_WITHIN
+    assert kickoffs(samples + [(late - 0.1, "KickOff_Left", 0.0)]) == ([1.2], [None])      # cut short: left out
+    assert kickoffs(samples + [(late, "KickOff_Left", 0.0)]) == ([1.2, None], [None])      # late: counted
+    assert kickoffs(samples + [(late - 0.1, "PlayOn", 0.5)]) == ([1.2, round(late - 0.1 - 60.0, 2)], [None])
 
 
 def test_accounting_counts_a_fall_once_and_the_time_down():

@@ -36,6 +36,7 @@ TURNING = 0.3                 # rad/s: a walk turning faster than this is "turni
 WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
 ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 KICKOFF_MOVED = 0.3           # m from its spot at the kick-off: the ball moved this far has been kicked off
+KICKOFF_KICK_WITHIN = 3.0     # s: a kick-off kicked within this is kicked at once (§11.2.1, issue 19)
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class Accounting:
         self._last_xy: dict[tuple[str, int], tuple[float, float]] = {}
         self._mode: str | None = None
         self._kickoff: tuple[str, float, tuple[float, float]] | None = None   # side, game time, ball: not moved yet
+        self._game_time = 0.0                                  # the last sample's
 
     def sample(self, gt, estimates: Mapping[tuple[str, int], tuple[float, float, float]] | None = None) -> None:
         """One ground-truth sample; `estimates`: (team name, unum) -> the player's own pose estimate (x, y, yaw)."""
@@ -185,6 +187,7 @@ class Accounting:
         from its spot then, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode
         to PlayOn after its kick-off time, the ball still on the spot)."""
         mode = gt.play_mode
+        self._game_time = gt.game_time
         if mode != self._mode and mode in ("KickOff_Left", "KickOff_Right"):
             side = "left" if mode == "KickOff_Left" else "right"
             self.stats[side].kickoffs.append(None)
@@ -219,6 +222,15 @@ class Accounting:
                          since_getup=None if ctx.since_getup is None else round(ctx.since_getup, 2))
         st.fall_log.append(entry)
 
+    def _kickoffs(self, side: str) -> list[float | None]:
+        """The side's kick-off times; a kick-off that began less than KICKOFF_KICK_WITHIN s before the last sample
+        and has not moved the ball yet is left out: the game ended before it could be kicked in time or not."""
+        times = list(self.stats[side].kickoffs)
+        if (self._kickoff is not None and self._kickoff[0] == side
+                and self._game_time - self._kickoff[1] < KICKOFF_KICK_WITHIN):
+            times.pop()
+        return times
+
     def summary(self, side: str) -> dict:
         s = self.stats[side]
 
@@ -231,6 +243,6 @@ class Accounting:
                 "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1), "walked": s.walked,
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
-                "kickoff_times": list(s.kickoffs),
+                "kickoff_times": self._kickoffs(side),
                 "falls_by_cause": dict(Counter(f["cause"] for f in s.fall_log).most_common()),
                 "fall_log": list(s.fall_log)}

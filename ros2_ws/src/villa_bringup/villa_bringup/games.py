@@ -38,7 +38,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import SETTLE, Accounting, beamed, team_relative
+from villa_bringup.accounting import KICKOFF_KICK_WITHIN, SETTLE, Accounting, beamed, team_relative
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
@@ -46,7 +46,6 @@ from villa_sim.lifetime import die_with_parent
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
 PENALTY_TIME = 40.0               # simulated s of a penalty kick (report §14)
-KICKOFF_KICK_WITHIN = 3.0         # s: our kick-off kicked within this is kicked at once (§11.2.1, issue 19)
 PENALTY_ROLES = {"left": "striker", "right": "goalie"}     # a penalty game: the left team shoots
 CYCLE = 0.02
 
