@@ -386,3 +386,33 @@ def test_a_beamed_walk_stands_at_once_and_a_stopped_one_jogs_first(config):
     a.walk_request(A.WalkRequest(A.WALK_STAND))
     loop.run(1)
     assert loop.out.status.active == "stand" and loop.out.mode == A.Mode.WALK
+
+
+def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
+    """odometry_heading gyro (issue 19): the heading change is the IMU's yaw rate over each cycle while upright, also
+    while standing and kicking (a kick turns the robot on its foot); not while down. "walk": the walk's steps only."""
+    rate = 0.5                                                          # rad/s about the torso's z axis
+    a, _ = _arbiter(config)
+    loop = Loop(a)
+    a.imu((0.0, 0.0, rate))
+    loop.run(50)                                                        # standing: 1 s
+    assert loop.out.status.active == "stand" and loop.out.odometry[:2] == (0.0, 0.0)
+    assert loop.out.odometry[2] == pytest.approx(rate * 1.0, abs=0.021)   # the first cycle's dt is a default
+    k = a.kicks["forward_L"]
+    a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}, request_id=1))
+    assert loop.run(50, until=lambda o: o.mode == A.Mode.KICK)
+    before = loop.out.odometry[2]
+    loop.run(10)                                                        # kicking
+    assert loop.out.mode == A.Mode.KICK and loop.out.odometry[2] - before == pytest.approx(rate * 0.2)
+    a.fall(A.FALLEN_FRONT)
+    before = loop.out.odometry[2]
+    loop.run(10)                                                        # down: no turn counted
+    assert loop.out.odometry[2] == before
+
+    w, _ = _arbiter(config, odometry_heading="walk")
+    wl = Loop(w)
+    w.imu((0.0, 0.0, rate))
+    wl.run(50)
+    assert wl.out.odometry == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="odometry_heading"):
+        A.MotionConfig.from_params(A.motion_parameters({"odometry_heading": "feet"}))

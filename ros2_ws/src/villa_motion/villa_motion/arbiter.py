@@ -132,7 +132,8 @@ class MotionStatus:
 class MotionOutput:
     targets: dict[str, float]                 # NAOqi joint -> target angle (rad), every joint the arbiter drives
     status: MotionStatus
-    odometry: tuple[float, float, float]      # the walk's odometry pose (x, y, theta) in its `odom` frame
+    odometry: tuple[float, float, float]      # the odometry pose (x, y, theta) in its `odom` frame: the walk's
+    #                                           steps, turned by the gyro's heading (MotionConfig.odometry_heading)
     mode: Mode
 
 
@@ -181,6 +182,8 @@ class MotionConfig:
     lie_still_rate: float = 0.0   # rad/s: a lie skill's pose is held until the torso turns slower than this (0: off)
     lie_still_max: float = 0.0    # ... for LIE_STILL_FOR s, at most this long after the lie skill ended
     outward_turn: bool = True     # the walk turns with outward foot yaw only (simulators); not on a physical Nao
+    odometry_heading: str = "gyro"  # the odometry's heading change: "gyro" (the IMU's yaw rate while upright, in
+    #                               every mode) or "walk" (the walk's steps, as told)
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any]) -> MotionConfig:
@@ -201,7 +204,17 @@ class MotionConfig:
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]),
                    getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"),
                    lie_still_rate=_nonnegative(p, "lie_still_rate"), lie_still_max=_nonnegative(p, "lie_still_max"),
-                   outward_turn=simulator != "naoqi")
+                   outward_turn=simulator != "naoqi", odometry_heading=_heading_source(p))
+
+
+ODOMETRY_HEADINGS = ("gyro", "walk")
+
+
+def _heading_source(p: Mapping[str, Any]) -> str:
+    v = str(p.get("odometry_heading", "gyro"))
+    if v not in ODOMETRY_HEADINGS:
+        raise ValueError(f"odometry_heading must be one of {', '.join(ODOMETRY_HEADINGS)}, got {v!r}")
+    return v
 
 
 def _nonnegative(p: Mapping[str, Any], name: str) -> float:
@@ -420,6 +433,7 @@ class MotionArbiter:
         self._still_since = (t if self._still_since is None else self._still_since) if still else None
         self._transitions()
         phase, com_error, unstable = 0.0, self.walk.com_error, False
+        odometry = (0.0, 0.0, 0.0)                      # only the walk steps; the gyro turns us in any mode
         if self.mode == Mode.STOPPING and self.walk.standing:
             self._begin_kick()
         head = True                                     # the head controller runs on top of the walk only
@@ -442,10 +456,11 @@ class MotionArbiter:
             out = self.walk.update(dt, joints, self.gyro)
             targets = dict(out.joints)
             phase, com_error, unstable = out.phase, out.com_error, out.unstable
-            self._integrate(out.odometry)
+            odometry = out.odometry
             active = "walk" if self.walk.walking else "stand"
             if self.mode == Mode.STOPPING:
                 active = f"kick_{self.pending[0].name}"
+        self._integrate(odometry, dt)
         if head:
             targets["HeadYaw"], targets["HeadPitch"] = self._head(dt)
         else:                                           # resume from where the head is when the walk takes over
@@ -556,8 +571,14 @@ class MotionArbiter:
             bearing, distance = math.atan2(r.target[1], r.target[0]), math.hypot(*r.target)
         return self.head_ctrl.update(dt, r.mode, bearing, distance, r.yaw, r.pitch if r.mode == H.FIXED else None)
 
-    def _integrate(self, odo) -> None:
+    def _integrate(self, odo, dt: float) -> None:
+        """One cycle's odometry step (dx, dy, dtheta; robot frame) onto the odom pose. The heading change is the
+        gyro's yaw rate over the cycle while upright (config.odometry_heading "gyro"; issue 19: the walk's turns are
+        not what it was told, 122 against 189 deg in 3 s of turning in place on SimSpark, and kicks turn the robot on
+        its foot without a step), else the walk's."""
         dx, dy, dth = odo
+        if self.config.odometry_heading == "gyro" and self.gyro is not None and self.fall_state == UPRIGHT:
+            dth = self.gyro[2] * dt
         x, y, th = self.odom
         c, s = math.cos(th), math.sin(th)
         self.odom = (x + c * dx - s * dy, y + s * dx + c * dy, math.remainder(th + dth, 2 * math.pi))
