@@ -416,3 +416,6 @@ def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
     assert wl.out.odometry == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="odometry_heading"):
         A.MotionConfig.from_params(A.motion_parameters({"odometry_heading": "feet"}))
+    heading = {sim: A.MotionConfig.from_params(A.motion_parameters({"simulator": sim})).odometry_heading
+               for sim in ("rcssservermj", "simspark", "naoqi")}
+    assert heading == {"rcssservermj": "gyro", "simspark": "gyro", "naoqi": "walk"}     # "" by default

@@ -211,9 +211,13 @@ ODOMETRY_HEADINGS = ("gyro", "walk")
 
 
 def _heading_source(p: Mapping[str, Any]) -> str:
-    v = str(p.get("odometry_heading", "gyro"))
+    """odometry_heading: "gyro" | "walk"; "" picks gyro on the simulators and walk on a physical Nao, whose gyro has
+    not been tried for it (as the walk's gyro feedback, walk_params.naoqi.yaml)."""
+    v = str(p.get("odometry_heading", ""))
+    if v == "":
+        return "walk" if str(p.get("simulator", "")) == "naoqi" else "gyro"
     if v not in ODOMETRY_HEADINGS:
-        raise ValueError(f"odometry_heading must be one of {', '.join(ODOMETRY_HEADINGS)}, got {v!r}")
+        raise ValueError(f"odometry_heading must be one of {', '.join(ODOMETRY_HEADINGS)} (or \"\"), got {v!r}")
     return v
 
 
