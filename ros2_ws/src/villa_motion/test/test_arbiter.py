@@ -390,14 +390,27 @@ def test_a_beamed_walk_stands_at_once_and_a_stopped_one_jogs_first(config):
 
 def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
     """odometry_heading gyro (issue 19): the heading change is the IMU's yaw rate over each cycle while upright, also
-    while standing and kicking (a kick turns the robot on its foot); not while down. "walk": the walk's steps only."""
+    while standing and kicking (a kick turns the robot on its foot); not while down, and not on a cycle without a new
+    IMU reading (an IMU that stopped). "walk": the walk's steps only."""
     rate = 0.5                                                          # rad/s about the torso's z axis
+
+    class GyroLoop(Loop):                                               # an IMU reading before every cycle
+        def run(self, n=1, until=None, imu=True):
+            for _ in range(n):
+                if imu:
+                    self.a.imu((0.0, 0.0, rate))
+                if super().run(1) and until is not None and until(self.out):
+                    return True
+            return until is None
+
     a, _ = _arbiter(config)
-    loop = Loop(a)
-    a.imu((0.0, 0.0, rate))
+    loop = GyroLoop(a)
     loop.run(50)                                                        # standing: 1 s
     assert loop.out.status.active == "stand" and loop.out.odometry[:2] == (0.0, 0.0)
     assert loop.out.odometry[2] == pytest.approx(rate * 1.0, abs=0.021)   # the first cycle's dt is a default
+    before = loop.out.odometry[2]
+    loop.run(10, imu=False)                                             # the IMU stopped: no turn
+    assert loop.out.odometry[2] == before
     k = a.kicks["forward_L"]
     a.request(A.SkillRequest("kick_forward_L", {"ball_x": k.ball[0], "ball_y": k.ball[1]}, request_id=1))
     assert loop.run(50, until=lambda o: o.mode == A.Mode.KICK)
@@ -410,8 +423,7 @@ def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
     assert loop.out.odometry[2] == before
 
     w, _ = _arbiter(config, odometry_heading="walk")
-    wl = Loop(w)
-    w.imu((0.0, 0.0, rate))
+    wl = GyroLoop(w)
     wl.run(50)
     assert wl.out.odometry == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="odometry_heading"):

@@ -263,6 +263,7 @@ class MotionArbiter:
         self.mode = Mode.WALK
         self.fall_state = UPRIGHT
         self.gyro: tuple[float, float, float] | None = None   # the IMU's latest angular rate (the walk's balance)
+        self._gyro_new = False                          # a rate arrived since the last cycle (the odometry's turn)
         self.player: SkillPlayer | None = None          # SKILL / GETUP
         self._still_since: float | None = None          # since when the torso turns slower than lie_still_rate
         self.player_name = ""
@@ -287,6 +288,7 @@ class MotionArbiter:
         """The IMU's angular rate (rad/s, REP-103 torso axes; None: none): the walk's balance feedback uses the latest
         (the hosts deliver a cycle's before its joint states)."""
         self.gyro = None if gyro is None else (float(gyro[0]), float(gyro[1]), float(gyro[2]))
+        self._gyro_new = self.gyro is not None
 
     def head(self, req: HeadRequest) -> None:
         self.head_req = req
@@ -578,11 +580,13 @@ class MotionArbiter:
     def _integrate(self, odo, dt: float) -> None:
         """One cycle's odometry step (dx, dy, dtheta; robot frame) onto the odom pose. The heading change is the
         gyro's yaw rate over the cycle while upright (config.odometry_heading "gyro"; issue 19: the walk's turns are
-        not what it was told, 122 against 189 deg in 3 s of turning in place on SimSpark, and kicks turn the robot on
-        its foot without a step), else the walk's."""
+        not what it was told, 128-155 against 244 deg in 3 s of turning in place on SimSpark, and kicks turn the robot
+        on its foot without a step), else the walk's; a cycle without a new IMU reading counts the walk's turn, so an
+        IMU that stops does not turn the odometry on by its last rate."""
         dx, dy, dth = odo
-        if self.config.odometry_heading == "gyro" and self.gyro is not None and self.fall_state == UPRIGHT:
+        if self.config.odometry_heading == "gyro" and self._gyro_new and self.fall_state == UPRIGHT:
             dth = self.gyro[2] * dt
+        self._gyro_new = False
         x, y, th = self.odom
         c, s = math.cos(th), math.sin(th)
         self.odom = (x + c * dx - s * dy, y + s * dx + c * dy, math.remainder(th + dth, 2 * math.pi))
