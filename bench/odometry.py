@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from motion_course import Start, start_pose, walk_engine  # a bench script beside this one
 
 from villa_motion import arbiter as A
+from villa_nao import field as F
 from villa_nao import kinematics as K
 from villa_nao.joints import LEFT_LEG, RIGHT_LEG
 from villa_optimize.tasks import motion_cycle
@@ -49,9 +50,7 @@ SHOWN = SOURCES + ("legs",)
 
 def relative(a, b) -> tuple[float, float, float]:
     """Pose b in the frame of pose a (x, y, theta)."""
-    c, s = math.cos(a[2]), math.sin(a[2])
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    return c * dx + s * dy, -s * dx + c * dy, math.remainder(b[2] - a[2], 2 * math.pi)
+    return (*F.to_local(b[:2], a[:2], a[2]), math.remainder(b[2] - a[2], 2 * math.pi))
 
 
 class Course:
@@ -103,14 +102,9 @@ class Course:
             lower = 0 if soles[0][i][2, 3] > soles[1][i][2, 3] else 1   # the torso highest above it
             k = 0 if left and not right else 1 if right and not left else lower
             a, b = soles[k][i - 1], soles[k][i]
-            yaw = math.atan2(a[1, 0], a[0, 0])
-            d = b[:2, 3] - a[:2, 3]
-            c, sn = math.cos(yaw), math.sin(yaw)
-            step = (c * d[0] + sn * d[1], -sn * d[0] + c * d[1], s[i, 16] * (s[i, 0] - s[i - 1, 0]))
-            if s[i, 1] < 0.5:
-                step = (0.0, 0.0, 0.0)
-            c, sn = math.cos(pose[2]), math.sin(pose[2])
-            pose = pose + (c * step[0] - sn * step[1], sn * step[0] + c * step[1], step[2])
+            if s[i, 1] >= 0.5:                                  # upright: the torso's move over the sole, robot frame
+                step = F.to_local(b[:2, 3], a[:2, 3], math.atan2(a[1, 0], a[0, 0]))
+                pose = np.array((*F.from_local(step, pose[:2], pose[2]), pose[2] + s[i, 16] * (s[i, 0] - s[i - 1, 0])))
             out.append(pose.copy())
         return np.array(out)
 
