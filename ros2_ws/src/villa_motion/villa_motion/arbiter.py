@@ -204,18 +204,18 @@ class MotionConfig:
                    robot_type=robot_type, auto_getup=bool(p["auto_getup"]),
                    getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"),
                    lie_still_rate=_nonnegative(p, "lie_still_rate"), lie_still_max=_nonnegative(p, "lie_still_max"),
-                   outward_turn=simulator != "naoqi", odometry_heading=_heading_source(p))
+                   outward_turn=simulator != "naoqi",
+                   odometry_heading=_heading_source(str(p.get("odometry_heading", "")), simulator))
 
 
 ODOMETRY_HEADINGS = ("gyro", "walk")
 
 
-def _heading_source(p: Mapping[str, Any]) -> str:
-    """odometry_heading: "gyro" | "walk"; "" picks gyro on the simulators and walk on a physical Nao, whose gyro has
-    not been tried for it (as the walk's gyro feedback, walk_params.naoqi.yaml)."""
-    v = str(p.get("odometry_heading", ""))
+def _heading_source(v: str, simulator: str | None) -> str:
+    """odometry_heading `v`: "gyro" | "walk"; "" picks gyro on the simulators and walk on a physical Nao, whose gyro
+    has not been tried for it (as the walk's gyro feedback, walk_params.naoqi.yaml)."""
     if v == "":
-        return "walk" if str(p.get("simulator", "")) == "naoqi" else "gyro"
+        return "walk" if simulator == "naoqi" else "gyro"
     if v not in ODOMETRY_HEADINGS:
         raise ValueError(f"odometry_heading must be one of {', '.join(ODOMETRY_HEADINGS)} (or \"\"), got {v!r}")
     return v
