@@ -569,3 +569,78 @@ def test_near_their_goal_the_dribble_aims_at_the_gap_beside_the_goalie():
     me = np.array(ball) - 0.2 * np.array([math.cos(aim), math.sin(aim)])
     target, walk = B.dribble(me, aim, ball, [(14.5, 0.4)])
     assert walk.x > 0.5 and math.atan2(target[1] - ball[1], target[0] - ball[0]) == pytest.approx(aim)
+
+
+def _team_view(me, ball, mates, opponents=()):
+    return D.WorldView(pose=me, ball=ball, teammates=dict(mates), opponents=list(opponents))
+
+
+@pytest.mark.parametrize("mode", sorted(D.SET_PIECE_KICKS))
+def test_our_free_kick_kick_in_or_goal_kick_is_taken_with_one_kick_not_walked_into(mode):
+    """The servers' rule on a set piece's taker: the taker kicks the ball once (walked into, the ball was pushed on for
+    longer than SimSpark's 0.1 s: the taker's second touch, a free kick to them)."""
+    taker = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3, kick_when="never"))
+    ball, me = (3.0, -9.8), (2.0, -9.0, 0.0)
+    view = _team_view(me, ball, {1: (-14.0, 0.0), 3: (0.0, -3.0)})
+    d = taker.decide(view, mode, 2.0, True)
+    assert d.role == "onBall" and d.skill is None and taker._kick_name is not None       # approaching a kick
+    goal_dir = math.atan2(-ball[1], 15.0 - ball[0])
+    kick, at, face, _ = KK.choose_kick(taker.play_kicks, me[:2], 0.0, ball, goal_dir)
+    d = taker.decide(_team_view((at[0], at[1], face), ball, view.teammates), mode, 3.0, True)
+    assert d.skill == f"kick_{kick.name}"
+    # in play, as before, the same player dribbles (kick_when never)
+    d = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3, kick_when="never")).decide(view, D.PLAY_ON, 2.0, True)
+    assert d.skill is None and d.walk is not None
+
+
+@pytest.mark.parametrize("variant", ["villa", "allball", "static"])
+def test_after_our_set_piece_its_taker_leaves_the_ball_until_another_robot_reached_it(variant):
+    """As play resumes after our set piece, the robot at the ball took it: it is not onBall (a teammate goes) until
+    another robot comes within TOUCH_REACH of the ball; a new play mode ends it. Every teammate agrees on it."""
+    ball = (3.0, -9.8)
+    at = {1: (-14.0, 0.0), 2: (2.85, -9.8), 3: (0.0, -3.0)}          # 2 stands at the ball and takes the kick-in
+    players = {u: D.TeamPlayer(u, D.StrategyParams(team_size=3, seed=3, variant=variant)) for u in at}
+
+    def decide(mode, t, ball, opponents=(), pos=at):
+        return {u: p.decide(_team_view((*pos[u], 0.0), ball, {v: q for v, q in pos.items() if v != u}, opponents),
+                            mode, t, True) for u, p in players.items()}
+
+    d = decide(D.KICK_IN_OWN, 1.0, ball)
+    assert d[2].role == "onBall" and all(p.barred is None for p in players.values())
+    ball = (4.5, -9.0)                                                # kicked: play on
+    d = decide(D.PLAY_ON, 1.2, ball)
+    assert all(p.barred == 2 for p in players.values())
+    assert d[2].role != "onBall" and d[3].role == "onBall"
+    if variant == "static":
+        assert d[2].role == "stopper" or d[2].role == next(r for r, u in d[3].assignment.items() if u == 2)
+    # an opponent 0.5 m from the ball has not reached it; one at 0.2 m has (it may have touched it)
+    d = decide(D.PLAY_ON, 1.4, ball, [(5.0, -9.0)])
+    assert all(p.barred == 2 for p in players.values()) and d[2].role != "onBall"
+    d = decide(D.PLAY_ON, 1.6, ball, [(4.7, -9.0)])
+    assert all(p.barred is None for p in players.values())
+    # a teammate reaching the ball lifts it too; a new play mode ends it
+    decide(D.KICK_IN_OWN, 5.0, ball)
+    decide(D.PLAY_ON, 5.2, ball)
+    assert all(p.barred == 2 for p in players.values())
+    decide(D.PLAY_ON, 5.4, ball, pos={**at, 3: (4.4, -8.9)})
+    assert all(p.barred is None for p in players.values())
+    decide(D.GOAL_KICK_OWN, 8.0, ball)
+    decide(D.PLAY_ON, 8.2, ball)
+    assert all(p.barred == 2 for p in players.values())
+    decide(D.KICK_IN_OPP, 9.0, ball)
+    assert all(p.barred is None for p in players.values())
+
+
+def test_after_our_kickoff_its_taker_leaves_the_ball_and_a_lone_taker_plays_on():
+    """The kick-off is a set piece too; with no teammate that may take the ball (the goalie only in our box), the
+    taker plays on rather than leave the ball to the other team."""
+    ball = (2.0, 0.3)
+    team = {1: (-14.0, 0.0), 2: (0.3, 0.0), 3: (-2.0, 0.0)}
+    p = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3))
+    p.decide(_team_view((-0.2, 0.0, 0.0), (0.0, 0.0), {1: team[1], 3: team[3]}), D.KICK_OFF_OWN, 0.0, True)
+    d = p.decide(_team_view((*team[2], 0.0), ball, {1: team[1], 3: team[3]}), D.PLAY_ON, 0.4, True)
+    assert p.barred == 2 and d.role != "onBall"
+    lone = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3))       # the goalie and the taker (3 not on)
+    lone.decide(_team_view((-0.2, 0.0, 0.0), (0.0, 0.0), {1: team[1]}), D.KICK_OFF_OWN, 0.0, True)
+    d = lone.decide(_team_view((*team[2], 0.0), ball, {1: team[1]}), D.PLAY_ON, 0.4, True)
+    assert lone.barred == 2 and d.role == "onBall"

@@ -73,12 +73,15 @@ def default_body(robot_type: int = 0) -> Body:
 
 # --- §12.1 closest to ball ------------------------------------------------------------------------------------
 
+NOT_CLOSEST = 1000.0    # closeness_to_ball of a goalie with the ball outside our box: never the closest
+
+
 def closeness_to_ball(agent, ball, is_goalie: bool = False, fallen: bool = False) -> float:
     """§12.1 getClosenessToBallMeasure: distance plus 1 m when in front of the ball, 1.5 m when fallen (unless
     within 0.65 m of it); the goalie is never closest unless the ball is in our goal box."""
     agent, ball = np.asarray(agent, float)[:2], np.asarray(ball, float)[:2]
     if is_goalie and not F.in_own_penalty_area(ball):
-        return 1000.0
+        return NOT_CLOSEST
     dist = float(np.linalg.norm(agent - ball))
     adjust = 0.0
     if fallen and dist > 0.65:

@@ -21,8 +21,15 @@ from villa_strategy.voting import Voting
 # villa_msgs/GameState play modes (same values; test_decision checks them against the message)
 BEFORE_KICK_OFF, KICK_OFF_OWN, KICK_OFF_OPP, PLAY_ON = 1, 2, 3, 4
 KICK_IN_OWN, KICK_IN_OPP, CORNER_KICK_OWN, CORNER_KICK_OPP, GOAL_KICK_OWN, GOAL_KICK_OPP = 5, 6, 7, 8, 9, 10
-GAME_OVER, GOAL_OWN, GOAL_OPP = 13, 14, 15
+OFFSIDE_OWN, GAME_OVER, GOAL_OWN, GOAL_OPP, FREE_KICK_OWN, DIRECT_FREE_KICK_OWN = 11, 13, 14, 15, 16, 18
 FREE_KICK_OPP_MODES = {KICK_OFF_OPP, KICK_IN_OPP, CORNER_KICK_OPP, GOAL_KICK_OPP, 12, 17, 19, 21}
+# Our set pieces: their taker may touch the ball once, then not again until another robot has (both servers' rule:
+# SimSpark 0.7's free-kick taker foul, any touch of the taker's 0.1 s after its first; rcssservermj's double touch,
+# 1 s after; either gives the opponents a free kick)
+OWN_SET_PIECES = {KICK_OFF_OWN, KICK_IN_OWN, CORNER_KICK_OWN, GOAL_KICK_OWN, OFFSIDE_OWN, FREE_KICK_OWN,
+                  DIRECT_FREE_KICK_OWN}
+SET_PIECE_KICKS = OWN_SET_PIECES - {KICK_OFF_OWN, CORNER_KICK_OWN}   # taken with a kick toward their goal (_kick)
+TOUCH_REACH = 0.25         # m from the ball: a robot (its torso) this near may have touched it; the taker may again
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = {"simspark": 0.05,   # m behind the kick-off kick's stand-at point: SimSpark's beam noise is +-5 cm,
                    "": 0.01}            # and a beamed Nao settled forward (4-10 cm there, 2.5 cm on villa sim) while
@@ -149,6 +156,9 @@ class TeamPlayer:
         self._kickoff_near: float | None = None     # the kick-off kick's stand-at tolerance at the whistle (None: the
                                                     # kick's own): NEAR after a goal whose pause left no line-up
         self._penalty_start: float | None = None    # game time the penalty kick began (§14: 40 s)
+        self._prev_mode = -1                        # the play mode of the last cycle
+        self.barred: int | None = None              # our last set piece's taker while it may not touch the ball
+                                                    # (OWN_SET_PIECES); never onBall while a teammate can be
         self._penalty_shot: float | None = None     # game time of the striker's shot
 
     @property
@@ -192,12 +202,21 @@ class TeamPlayer:
     def assign(self, w: WorldView, ball: np.ndarray, now: float) -> dict[str, int]:
         pos = self.team_positions(w, now)
         unums = sorted(pos)[: self.p.team_size]
-        if self.p.variant == "static":
-            return {r: u for r, u in zip(formation.roles_for(self.p.team_size, params=self.p.formation), sorted(unums),
-                                         strict=False)}
         fallen = set(w.fallen_mates) | ({self.unum} if w.fallen else set())
         closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.goalie, u in fallen) for u in unums}
         on_ball = min(closeness, key=closeness.get)
+        if on_ball == self.barred:
+            # our set piece's taker may not touch the ball again yet: the closest teammate that may goes (a goalie
+            # only for a ball in our box, as always); with none, the taker plays on
+            others = {u: c for u, c in closeness.items() if u != on_ball and c < B.NOT_CLOSEST}
+            on_ball = min(others, key=others.get) if others else on_ball
+        if self.p.variant == "static":
+            fixed = {r: u for r, u in zip(formation.roles_for(self.p.team_size, params=self.p.formation), sorted(unums),
+                                          strict=False)}
+            if fixed.get("onBall") == self.barred and on_ball not in (self.barred, self.goalie):
+                swap = next(r for r, u in fixed.items() if u == on_ball)        # the taker takes that one's role
+                fixed[swap], fixed["onBall"] = self.barred, on_ball
+            return fixed
         goalie_on_ball = on_ball == self.goalie
         roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums, params=self.p.formation)
         targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball, self.p.formation)
@@ -215,6 +234,24 @@ class TeamPlayer:
             for k, agent in enumerate(a.mapping):
                 out[rest_roles[k]] = rest_agents[agent]
         return out
+
+    def _track_taker(self, w: WorldView, ball: np.ndarray, play_mode: int, now: float) -> None:
+        """The servers' rule on set pieces (OWN_SET_PIECES): as play resumes after ours, the robot of ours at the ball
+        took it and is `barred` until another robot (ours or theirs) comes within TOUCH_REACH of the ball, or the play
+        mode changes. Every teammate tracks the same taker from the same play modes and positions. (The traces of
+        issue 19: on SimSpark the takers walked the ball on, their second touch gave the other team a free kick, whose
+        taker did the same; free kicks took 15-65 % of a game.)"""
+        if play_mode != PLAY_ON:
+            self.barred = None
+        elif self._prev_mode in OWN_SET_PIECES:
+            pos = self.team_positions(w, now)
+            self.barred = min(pos, key=lambda u: float(np.linalg.norm(pos[u] - ball)))
+        elif self.barred is not None:
+            pos = self.team_positions(w, now)
+            others = [p for u, p in pos.items() if u != self.barred] + [np.asarray(o, float)[:2] for o in w.opponents]
+            if any(float(np.linalg.norm(p - ball)) < TOUCH_REACH for p in others):
+                self.barred = None
+        self._prev_mode = play_mode
 
     # --- the cycle -------------------------------------------------------------------------------------
     def shared_ball(self, w: WorldView, now: float) -> np.ndarray:
@@ -237,6 +274,7 @@ class TeamPlayer:
             # the referee puts the ball on the centre spot for a kick-off; until we see it there, our estimate is where
             # it lay (after a goal: in the net, and the kick-off taker walked at it at the whistle, issue 19)
             ball = np.zeros(2)
+        self._track_taker(w, ball, play_mode, game_time)
         me = np.array(w.pose[:2])
         theta = w.pose[2]
         if self.p.penalty:
@@ -285,7 +323,8 @@ class TeamPlayer:
             agreed = own
         say = self._say(w, game_time, side_left, own)
         role = next((r for r, u in agreed.items() if u == self.unum), "onBall")
-        if self.p.variant == "allball" and self.unum != self.goalie:
+        if self.p.variant == "allball" and self.unum != self.goalie and (self.unum != self.barred
+                                                                          or agreed.get("onBall") == self.unum):
             role = "onBall"
             method = "allball"
         goalie_on_ball = self.goalie is not None and agreed.get("onBall") == self.goalie
@@ -441,10 +480,11 @@ class TeamPlayer:
     def _kick(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float):
         """§12.7 when to kick (an opponent within 3.5 m and 45° of our heading, none within 1 m, at most 15 s of lining
         up), the §11.2.1 kick-off (the most powerful kick, 5-20° left or right at random), our §11.2.3 corner kick
-        (over their end line, away from the goal) and a shot on goal near it (shot_on_goal, also aborted by an
-        opponent within 1 m). Besides the kick-off, the kick is one the kick data keeps in play (play_kicks), chosen by
-        the §13.1.1 cost and approached; once at its stand-at point, and the IK reaches the curve (§13.1.1), the
-        motion skill kick_<name> is requested. None: dribble instead (§12.4-12.6)."""
+        (over their end line, away from the goal), our other set pieces (SET_PIECE_KICKS: one kick toward their goal)
+        and a shot on goal near it (shot_on_goal, also aborted by an opponent within 1 m). Besides the kick-off, the
+        kick is one the kick data keeps in play (play_kicks), chosen by the §13.1.1 cost and approached; once at its
+        stand-at point, and the IK reaches the curve (§13.1.1), the motion skill kick_<name> is requested. None:
+        dribble instead (§12.4-12.6)."""
         if not self.kicks:
             return None
         kickoff = play_mode == KICK_OFF_OWN
@@ -467,6 +507,13 @@ class TeamPlayer:
                 # kick-off kicks refused or moving the ball 0.1-0.9 m after a goal)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
+        elif play_mode in SET_PIECE_KICKS:
+            # our free kick, kick-in or goal kick: one kick toward their goal. Walked into, the ball was pushed on for
+            # longer than SimSpark's 0.1 s, the taker's second touch (the traces of issue 19: PlayOn, then the other
+            # team's free kick 0.2-0.4 s later); after it the taker leaves the ball to another robot (_track_taker)
+            if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
+                return None
+            direction, spread, pool = goal_dir, self.p.kick_spread, self.play_kicks
         elif shot_on_goal(ball) and B.kicks_in_play(self.p.kick_when):
             # issue 19 (deviation: §12.7 kicks only to get past an opponent): near their goal a kick into the larger gap
             # beside their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
