@@ -130,6 +130,30 @@ def test_accounting_times_each_kick_off_until_the_ball_leaves_its_spot():
     assert kickoffs(samples + [(late - 0.1, "PlayOn", 0.5)]) == ([1.2, round(late - 0.1 - 60.0, 2)], [None])
 
 
+def test_accounting_counts_the_free_kicks_each_team_was_awarded():
+    """A free kick (or a direct one) is counted once, for the side the referee awarded it, however long it lasts;
+    `villa games` sums and shows them."""
+    from villa_bringup.accounting import Accounting
+    from villa_sim.trainer import GroundTruth
+
+    acc = Accounting("villa", "other")
+    modes = ["KickOff_Left", "PlayOn", "free_kick_right", "free_kick_right", "PlayOn", "free_kick_left",
+             "free_kick_right", "KickIn_Left", "PlayOn", "direct_free_kick_right", "PlayOn"]
+    for t, mode in enumerate(modes):
+        acc.sample(GroundTruth(float(t), float(t), mode, 0, 0, (1.0, 0.0, 0.04), (0.0, 0.0, 0.0), {}))
+    left, right = acc.summary("left"), acc.summary("right")
+    assert (left["free_kicks"], right["free_kicks"]) == (1, 3)
+    game = {"game": 0, "seed": 1, "server": "villa", "players": 1, "duration": 1.0, "wall": 1.0, "cpu": 1.0,
+            "goal_difference": 0, "result": "D"}
+    for label, team in (("A", left), ("B", right)):
+        game[label] = {**team, "kicks_requested": 0, "kicks_executed": 0, "kicks_refused": 0, "first_kick": None,
+                       "variant": "villa", "errors": 0, "cycles": 1, "late_cycles": 0}
+    s = G.summarize([game])
+    assert (s["A"]["free_kicks"], s["B"]["free_kicks"]) == (1, 3)
+    assert any(line.startswith("  free kicks awarded") and line.split()[-2:] == ["1", "3"]
+               for line in G.table(s).splitlines())
+
+
 def test_accounting_counts_a_fall_once_and_the_time_down():
     from villa_bringup.accounting import Accounting
     from villa_sim.trainer import GroundTruth, PlayerTruth

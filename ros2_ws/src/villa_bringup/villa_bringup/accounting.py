@@ -6,8 +6,9 @@ team carries the ball short of a goal),
 falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall: a fall ends only when the robot has
 stood upright, up-axis above RECOVERED_UPRIGHT, for RECOVERED_TIME, so a get-up that folds the torso forward or fails
 and starts again is not counted as new falls), the share of robot samples down, and each upright robot's localization
-error (its own pose estimate against the truth, in its team's field frame), and per kick-off the s until the ball moved
-off its spot.
+error (its own pose estimate against the truth, in its team's field frame), per kick-off the s until the ball moved
+off its spot, and the free kicks each team was awarded (a foul of the other team's: on SimSpark mostly a set piece's
+taker touching the ball twice).
 
 Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
 robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before: a teammate or
@@ -37,6 +38,8 @@ WALKING = 0.05                # m/s: slower than this (and not turning) the walk
 ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 KICKOFF_MOVED = 0.3           # m from its spot at the kick-off: the ball moved this far has been kicked off
 KICKOFF_KICK_WITHIN = 3.0     # s: a kick-off kicked within this is kicked at once (§11.2.1, issue 19)
+FREE_KICK_MODES = {"free_kick_left": "left", "direct_free_kick_left": "left",      # play mode -> the side awarded it
+                   "free_kick_right": "right", "direct_free_kick_right": "right"}
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class TeamStats:
     attack_samples: int = 0           # samples with the ball in the team's attacking third
     walked: float = 0.0               # m the team's upright robots moved between samples, summed
     kickoffs: list[float | None] = field(default_factory=list)   # per own kick-off: s until the ball moved
+    free_kicks: int = 0               # free kicks the team was awarded (the referee's calls on the other team's fouls)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -188,6 +192,8 @@ class Accounting:
         to PlayOn after its kick-off time, the ball still on the spot)."""
         mode = gt.play_mode
         self._game_time = gt.game_time
+        if mode != self._mode and mode in FREE_KICK_MODES:
+            self.stats[FREE_KICK_MODES[mode]].free_kicks += 1
         if mode != self._mode and mode in ("KickOff_Left", "KickOff_Right"):
             side = "left" if mode == "KickOff_Left" else "right"
             self.stats[side].kickoffs.append(None)
@@ -243,6 +249,6 @@ class Accounting:
                 "falls": s.falls, "down": s.down_samples / max(s.robot_samples, 1), "walked": s.walked,
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
-                "kickoff_times": self._kickoffs(side),
+                "kickoff_times": self._kickoffs(side), "free_kicks": s.free_kicks,
                 "falls_by_cause": dict(Counter(f["cause"] for f in s.fall_log).most_common()),
                 "fall_log": list(s.fall_log)}

@@ -633,6 +633,7 @@ def summarize(results: list[dict]) -> dict:
                       "kicks_toward_goal": sum(abs(e["off_goal_deg"]) < 45.0 for x in rs
                                                for e in x.get("kick_log", []) if "off_goal_deg" in e),
                       "kicks_followed": len(moved),
+                      "free_kicks": sum(x.get("free_kicks", 0) for x in rs),
                       "errors": sum(x["errors"] for x in rs),
                       "cycles": sum(x["cycles"] for x in rs),
                       "late_cycles": sum(x["late_cycles"] for x in rs)}
@@ -670,6 +671,7 @@ def table(s: dict) -> str:
              f"{f(b['first_kick_mean'], '{:.1f}')} ({b['games_with_a_kick']})"),
             (f"own kick-offs, ball moved within {KICKOFF_KICK_WITHIN:.0f} s", f"{a.get('kickoffs_kicked', 0)} of "
              f"{a.get('kickoffs', 0)}", f"{b.get('kickoffs_kicked', 0)} of {b.get('kickoffs', 0)}"),
+            ("free kicks awarded (the other team's fouls)", str(a.get("free_kicks", 0)), str(b.get("free_kicks", 0))),
             ("late cycles (of cycles)", f"{a['late_cycles']} ({a['cycles']})", f"{b['late_cycles']} ({b['cycles']})")]
     head = (f"villa games: {s['games']} games, A: W {s['wins']} / D {s['draws']} / L {s['losses']}, goal difference "
             f"{f(s['goal_difference_mean'], '{:+.2f}')} +- {f(se)} (standard error); "

@@ -448,6 +448,7 @@ def print_table(result: dict) -> None:
         return ", ".join("not kicked" if k is None else f"{k:.1f} s" for k in ks) or "none"
 
     rows.append(("kick-off: ball moved", kickoffs(left), kickoffs(right)))
+    rows.append(("free kicks awarded", str(left.get("free_kicks", 0)), str(right.get("free_kicks", 0))))
     late = result.get("late")
     if late:
         def share(team):
