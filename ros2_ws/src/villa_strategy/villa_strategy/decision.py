@@ -95,7 +95,7 @@ class StrategyParams:
     dive_cooldown: float = 5.0        # s between dives
     kicks: bool = True                # §12.7 kicks (and the §11.2.1 kick-off kick); False: always dribble
     kick_when: str = "opponent"       # behaviours.want_kick's rule: opponent (§12.7) | free (no opponent within 1 m) |
-                                      # never (dribble in play, no shots either; the kick-off and corner still kick)
+                                      # never (dribble in play, no shots either; our set pieces still kick)
     kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
     simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
