@@ -242,8 +242,12 @@ def test_play_modes_match_the_message():
     pytest.importorskip("villa_msgs")
     from villa_msgs.msg import GameState as G
 
-    assert (D.BEFORE_KICK_OFF, D.KICK_OFF_OWN, D.PLAY_ON, D.GOAL_KICK_OPP, D.GAME_OVER, D.GOAL_OPP) == (
-        G.BEFORE_KICK_OFF, G.KICK_OFF_OWN, G.PLAY_ON, G.GOAL_KICK_OPP, G.GAME_OVER, G.GOAL_OPP)
+    shared = [n for n in dir(G) if n.isupper() and isinstance(getattr(G, n), int) and hasattr(D, n)]
+    assert {"BEFORE_KICK_OFF", "KICK_OFF_OWN", "PLAY_ON", "GOAL_KICK_OPP", "GAME_OVER", "GOAL_OPP", "OFFSIDE_OWN",
+            "FREE_KICK_OWN", "DIRECT_FREE_KICK_OWN"} <= set(shared)
+    assert {n: getattr(D, n) for n in shared} == {n: getattr(G, n) for n in shared}
+    assert D.FREE_KICK_OPP_MODES == {G.KICK_OFF_OPP, G.KICK_IN_OPP, G.CORNER_KICK_OPP, G.GOAL_KICK_OPP, G.OFFSIDE_OPP,
+                                     G.FREE_KICK_OPP, G.DIRECT_FREE_KICK_OPP, G.PASS_OPP}
 
 
 def _view(me, ball, mates):

@@ -156,10 +156,10 @@ class TeamPlayer:
         self._kickoff_near: float | None = None     # the kick-off kick's stand-at tolerance at the whistle (None: the
                                                     # kick's own): NEAR after a goal whose pause left no line-up
         self._penalty_start: float | None = None    # game time the penalty kick began (§14: 40 s)
+        self._penalty_shot: float | None = None     # game time of the striker's shot
         self._prev_mode = -1                        # the play mode of the last cycle
         self.barred: int | None = None              # our last set piece's taker while it may not touch the ball
                                                     # (OWN_SET_PIECES); never onBall while a teammate can be
-        self._penalty_shot: float | None = None     # game time of the striker's shot
 
     @property
     def _kick_name(self) -> str | None:
