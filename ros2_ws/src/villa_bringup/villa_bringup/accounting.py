@@ -178,7 +178,7 @@ class Accounting:
                 st.heading_errors.append(abs(math.degrees(math.remainder(est[2] - tyaw, 2 * math.pi))))
         if best is not None:
             self.stats[best].possession_samples += 1
-        self._watch_kickoff(gt)
+        self._watch_play_mode(gt)
         for side, st in self.stats.items():
             bx = team_relative(side, gt.ball[0], gt.ball[1], 0.0)[0]
             st.ball_x_sum += bx
@@ -186,18 +186,20 @@ class Accounting:
         self.samples += 1
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
 
-    def _watch_kickoff(self, gt) -> None:
-        """Each kick-off (the play mode turning KickOff_Left / _Right): the s until the ball first lies KICKOFF_MOVED m
-        from its spot then, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode
-        to PlayOn after its kick-off time, the ball still on the spot)."""
+    def _watch_play_mode(self, gt) -> None:
+        """The play mode's changes: each free kick (FREE_KICK_MODES) is counted for the side awarded it; each kick-off
+        (the mode turning KickOff_Left / _Right) gets the s until the ball first lies KICKOFF_MOVED m from its spot
+        then, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode to PlayOn
+        after its kick-off time, the ball still on the spot)."""
         mode = gt.play_mode
         self._game_time = gt.game_time
-        if mode != self._mode and mode in FREE_KICK_MODES:
-            self.stats[FREE_KICK_MODES[mode]].free_kicks += 1
-        if mode != self._mode and mode in ("KickOff_Left", "KickOff_Right"):
-            side = "left" if mode == "KickOff_Left" else "right"
-            self.stats[side].kickoffs.append(None)
-            self._kickoff = (side, gt.game_time, (gt.ball[0], gt.ball[1]))
+        if mode != self._mode:
+            if mode in FREE_KICK_MODES:
+                self.stats[FREE_KICK_MODES[mode]].free_kicks += 1
+            elif mode in ("KickOff_Left", "KickOff_Right"):
+                side = "left" if mode == "KickOff_Left" else "right"
+                self.stats[side].kickoffs.append(None)
+                self._kickoff = (side, gt.game_time, (gt.ball[0], gt.ball[1]))
         self._mode = mode
         if self._kickoff is not None:
             side, since, spot = self._kickoff
