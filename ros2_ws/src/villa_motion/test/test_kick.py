@@ -185,6 +185,10 @@ def test_kickoff_direction_is_5_to_20_degrees_either_side():
     angles = [math.degrees(KK.kickoff_direction(rng)) for _ in range(200)]
     assert all(5.0 <= abs(a) <= 20.0 for a in angles)
     assert min(angles) < 0 < max(angles)
+    # a side given: that side only; a range given: within it
+    assert all(5.0 <= math.degrees(KK.kickoff_direction(rng, side=1.0)) <= 20.0 for _ in range(50))
+    assert all(-50.0 <= math.degrees(KK.kickoff_direction(rng, side=-2.0, degrees=(40.0, 50.0))) <= -40.0
+               for _ in range(50))
 
 
 def test_parse_errors_name_file_and_line(tmp_path):

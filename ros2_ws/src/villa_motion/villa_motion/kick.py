@@ -724,10 +724,13 @@ def choose_kick(kicks: Mapping[str, KickDef] | list[KickDef], me, theta: float, 
     return best, target, heading, kick_cost(best, me, theta, ball, direction)
 
 
-def kickoff_direction(rng: np.random.Generator | None = None, base: float = 0.0) -> float:
-    """§11.2.1: a random angle between 5 and 20 degrees to the left or right of ``base`` (rad)."""
+def kickoff_direction(rng: np.random.Generator | None = None, base: float = 0.0, side: float | None = None,
+                      degrees: tuple[float, float] = (5.0, 20.0)) -> float:
+    """§11.2.1: a random angle between 5 and 20 degrees (``degrees``) to the left or right of ``base`` (rad); to the
+    left for ``side`` > 0, to the right for ``side`` < 0 (None: drawn too)."""
     rng = rng if rng is not None else np.random.default_rng()
-    return base + float(rng.choice([-1.0, 1.0])) * math.radians(float(rng.uniform(5.0, 20.0)))
+    sign = float(rng.choice([-1.0, 1.0])) if side is None else math.copysign(1.0, side)
+    return base + sign * math.radians(float(rng.uniform(*degrees)))
 
 
 # --- running one kick in the in-process simulation -------------------------------------------------------------

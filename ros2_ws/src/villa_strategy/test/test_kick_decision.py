@@ -1,13 +1,16 @@
 """§12.7 when to kick, §13.1.1 kick choice and the §11.2.1 kick-off long kick in the decision layer."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from villa_motion import kick as KK
+from villa_nao import field as F
 from villa_strategy import behaviours as B
 from villa_strategy import decision as D
+from villa_strategy import formation
 
 
 def _player(**kw):
@@ -146,10 +149,13 @@ def test_gives_up_lining_up_after_15_s():
     assert d.skill is None and d.target != pytest.approx(kicking_target)
 
 
-def test_kickoff_uses_the_long_kick_5_to_20_degrees_off_straight():
+@pytest.mark.parametrize("receiver_y", [1.0, -1.0])
+def test_kickoff_uses_the_long_kick_5_to_20_degrees_off_straight_toward_the_receiver(receiver_y):
+    """§11.2.1's angle, on the side of the receiver (the stopper, beamed beside the taker: formation.kickoff_side)."""
     angles = []
+    shape = replace(formation.FormationParams(), kickoff_receiver=(-0.5, receiver_y))
     for seed in range(12):
-        p = D.TeamPlayer(2, D.StrategyParams(team_size=2, seed=seed))
+        p = D.TeamPlayer(2, D.StrategyParams(team_size=2, seed=seed, formation=shape))
         d = p.decide(_view((-0.5, 0.0, 0.0), (0.0, 0.0)), D.KICK_OFF_OWN, 0.0, True)
         assert p._kick_name in ("forward_L", "forward_R")
         kick = p.kicks[p._kick_name]
@@ -160,8 +166,8 @@ def test_kickoff_uses_the_long_kick_5_to_20_degrees_off_straight():
         # the same kick-off keeps its angle
         p.decide(_view((-0.4, 0.0, 0.0), (0.0, 0.0)), D.KICK_OFF_OWN, 0.02, True)
         assert p._kickoff_dir == direction
-    assert all(5.0 <= abs(a) <= 20.0 for a in angles)
-    assert min(angles) < 0 < max(angles)
+    assert all(5.0 <= a * receiver_y <= 20.0 for a in angles)
+    assert np.ptp(angles) > 5.0
 
 
 @pytest.mark.parametrize("robot_type", [0, 1])
@@ -644,3 +650,50 @@ def test_after_our_kickoff_its_taker_leaves_the_ball_and_a_lone_taker_plays_on()
     lone.decide(_team_view((-0.2, 0.0, 0.0), (0.0, 0.0), {1: team[1]}), D.KICK_OFF_OWN, 0.0, True)
     d = lone.decide(_team_view((*team[2], 0.0), ball, {1: team[1]}), D.PLAY_ON, 0.4, True)
     assert lone.barred == 2 and d.role == "onBall"
+
+
+def test_a_barred_taker_stands_aside_off_the_line_from_the_ball_to_their_goal():
+    """The taker that may not touch the ball yet stands GIVE_WAY m beside it, across the ball's line to their goal on
+    its own side, not on its role's spot behind the ball, where the teammate coming for the ball walked into it (issue
+    19's traces); once released it takes its role's spot again."""
+    ball = (2.0, 0.5)
+    team = {1: (-14.0, 0.0), 2: (0.3, 0.2), 3: (-0.5, 1.0)}
+    p = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3))
+    p.decide(_team_view((-0.2, 0.0, 0.0), (0.0, 0.0), {1: team[1], 3: team[3]}), D.KICK_OFF_OWN, 0.0, True)
+    d = p.decide(_team_view((*team[2], 0.0), ball, {1: team[1], 3: team[3]}), D.PLAY_ON, 0.4, True)
+    assert p.barred == 2 and d.role == "stopper"
+    spot = np.array(d.target)
+    assert np.linalg.norm(spot - ball) == pytest.approx(D.GIVE_WAY)
+    to_goal = F.OPP_GOAL - np.array(ball)
+    assert abs(np.dot(spot - ball, to_goal)) < 1e-9                      # across the line to their goal ...
+    side = lambda v: to_goal[0] * v[1] - to_goal[1] * v[0]                # noqa: E731  (left of the line: > 0)
+    assert side(spot - ball) * side(np.array(team[2]) - ball) > 0         # ... on the taker's side
+    assert tuple(d.target) != pytest.approx(tuple(formation.formation(ball, 3)["stopper"]))
+    # an opponent reached the ball: the taker is free and goes to its role's spot (3 has come nearer the ball)
+    d = p.decide(_team_view((*team[2], 0.0), ball, {1: team[1], 3: (1.2, 0.5)}, [(2.1, 0.5)]), D.PLAY_ON, 0.6, True)
+    assert p.barred is None and d.role == "stopper"
+    assert d.target == pytest.approx(tuple(formation.formation(ball, 3)["stopper"]))
+
+
+def test_give_way_turns_to_the_field_near_a_side_line():
+    spot = formation.give_way((5.0, 9.6), (5.0, 9.9), 1.0)
+    assert abs(spot[1]) < F.HALF_WIDTH and np.linalg.norm(spot - (5.0, 9.6)) == pytest.approx(1.0)
+
+
+def test_until_the_kickoff_kick_the_receiver_keeps_its_spot_beside_the_taker():
+    """At our kick-off the stopper is beamed beside the taker, on the side the kick goes, and stays there while the
+    taker kicks off (it walked back to the stopper's spot behind the ball before)."""
+    shape = formation.FormationParams()
+    spot = formation.kickoff_positions(3, our_kickoff=True, params=shape)["stopper"]
+    assert spot == pytest.approx(shape.kickoff_receiver) and np.linalg.norm(spot) < F.CENTER_CIRCLE_RADIUS
+    assert formation.kickoff_side(shape) == 1.0
+    assert formation.kickoff_side(replace(shape, kickoff_receiver=(-0.5, -1.0))) == -1.0
+    team = {1: (-14.0, 0.0), 2: (-0.2, 0.0)}
+    p = D.TeamPlayer(3, D.StrategyParams(team_size=3, seed=3))
+    d = p.decide(_team_view((*spot, 0.0), (0.0, 0.0), team), D.BEFORE_KICK_OFF, 0.0, True)
+    assert d.beam[:2] == pytest.approx(tuple(spot))
+    d = p.decide(_team_view((*spot, 0.0), (0.0, 0.0), team), D.KICK_OFF_OWN, 0.2, True)
+    assert d.role == "stopper" and d.target == pytest.approx(tuple(spot))
+    # the other team's kick-off: outside the centre circle as before
+    d = p.decide(_team_view((-3.0, 0.0, 0.0), (0.0, 0.0), team), D.BEFORE_KICK_OFF, 0.0, False)
+    assert np.linalg.norm(d.beam[:2]) >= F.CENTER_CIRCLE_RADIUS

@@ -30,6 +30,7 @@ OWN_SET_PIECES = {KICK_OFF_OWN, KICK_IN_OWN, CORNER_KICK_OWN, GOAL_KICK_OWN, OFF
                   DIRECT_FREE_KICK_OWN}
 SET_PIECE_KICKS = OWN_SET_PIECES - {KICK_OFF_OWN, CORNER_KICK_OWN}   # taken with a kick toward their goal (_kick)
 TOUCH_REACH = 0.25         # m from the ball: a robot (its torso) this near may have touched it; the taker may again
+GIVE_WAY = 1.0             # m from the ball a taker that may not touch it stands aside (formation.give_way)
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = {"simspark": 0.05,   # m behind the kick-off kick's stand-at point: SimSpark's beam noise is +-5 cm,
                    "": 0.01}            # and a beamed Nao settled forward (4-10 cm there, 2.5 cm on villa sim) while
@@ -345,6 +346,15 @@ class TeamPlayer:
             return Decision(role, tuple(target), walk=walk, head_ball_focus=True, say=say, assignment=agreed,
                             method=method)
         target = targets.get(role, me)
+        if play_mode == KICK_OFF_OWN:
+            # until the kick-off kick, our others keep their kick-off spots (the receiver's beside the taker)
+            spots = formation.kickoff_positions(max(self.p.team_size, self.unum), our_kickoff=True,
+                                                params=self.p.formation)
+            target = spots.get(role, target)
+        if self.unum == self.barred and role != "goalie":
+            # our set piece's taker, which may not touch the ball yet, stands aside: its role's spot (the stopper's
+            # lies behind the ball) was in the way of the teammate coming for the ball (issue 19's traces)
+            target = formation.give_way(ball, me, GIVE_WAY)
         if play_mode in (GOAL_KICK_OWN, GOAL_KICK_OPP, CORNER_KICK_OWN):
             # §11.2.3: at our corner kick the others take the offensive goal-kick formation (the onBall player plays
             # the ball over their end line); onBall's spot, the one nearest their goal, stays open for it
@@ -420,9 +430,11 @@ class TeamPlayer:
         return w.ball_valid and math.hypot(*w.ball) <= KICKOFF_LINEUP_BALL
 
     def _kickoff_kick(self) -> tuple[float, list[KK.KickDef]]:
-        """§11.2.1: the kick-off kick's direction (5-20° left or right, drawn once per kick-off) and its kicks."""
+        """§11.2.1: the kick-off kick's direction (5-20°, drawn once per kick-off) toward its receiver's side
+        (formation.kickoff_side) and its kicks."""
         if self._kickoff_dir is None:
-            self._kickoff_dir = KK.kickoff_direction(self.rng)
+            self._kickoff_dir = KK.kickoff_direction(self.rng, side=formation.kickoff_side(self.p.formation),
+                                                     degrees=self.p.formation.kickoff_angle)
         return self._kickoff_dir, [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
 
     @property

@@ -43,6 +43,8 @@ class FormationParams:
     side_margin: float = 0.7                             # m kept inside the side lines (Fig. 7)
     end_margin: float = 1.0                              # m kept in front of our end line (Fig. 8)
     replacement_distance: float = 1.0                    # m in front of the goal centre (goalieReplacement)
+    kickoff_receiver: tuple[float, float] = (-0.5, 1.0)  # m: the stopper's beam at our kick-off (kickoff_positions)
+    kickoff_angle: tuple[float, float] = (5.0, 20.0)     # degrees: the kick-off kick's range (toward the receiver)
 
 
 def has_goalie(team_size: int, params: FormationParams | None = None) -> bool:
@@ -171,7 +173,10 @@ def _variant_formation(variant: str, ball, team_size: int, goalie_on_ball: bool,
 
 def kickoff_positions(team_size: int, our_kickoff: bool,
                       params: FormationParams = FormationParams()) -> dict[str, np.ndarray]:
-    """Beam positions before a kick-off (§11.2.1): all in our half, outside the centre circle unless we kick off."""
+    """Beam positions before a kick-off (§11.2.1): all in our half, outside the centre circle unless we kick off. At
+    our kick-off the stopper is its receiver, beamed beside the taker at `params.kickoff_receiver` on the side the
+    kick-off kick goes (decision: kickoff_side): the taker may not touch the ball again until another robot has, and
+    from the stopper's spot 2.3 m behind the centre its nearest teammate walked 4-5 m to the ball (issue 19)."""
     pos = formation((0.0, 0.0), team_size, params=params)
     r = F.CENTER_CIRCLE_RADIUS + 0.3
     out = {}
@@ -179,6 +184,8 @@ def kickoff_positions(team_size: int, our_kickoff: bool,
         p = np.array([min(p[0], -0.3), p[1]])
         if role == "onBall":
             p = np.array([-0.25, 0.0]) if our_kickoff else np.array([-r, 0.0])
+        elif role == "stopper" and our_kickoff:
+            p = np.array([min(params.kickoff_receiver[0], 0.0), params.kickoff_receiver[1]])
         elif math.hypot(*p) < r:
             p = p / max(np.linalg.norm(p), 1e-6) * r if np.linalg.norm(p) > 1e-6 else np.array([-r, 0.5])
             p[0] = min(p[0], -0.3)
@@ -186,6 +193,26 @@ def kickoff_positions(team_size: int, our_kickoff: bool,
             p = np.array([p[0] - KICKOFF_SPACING, p[1]])      # two robots beamed to one spot collide and fall
         out[role] = p
     return out
+
+
+def kickoff_side(params: FormationParams = FormationParams()) -> float:
+    """+1 or -1: the side (team-relative y) our kick-off kick goes, that of its receiver (kickoff_positions)."""
+    return -1.0 if params.kickoff_receiver[1] < 0.0 else 1.0
+
+
+def give_way(ball, me, distance: float) -> np.ndarray:
+    """Where a robot that may not touch the ball stands aside: `distance` m from the ball across the line from the
+    ball to their goal, on the robot's side (the other side when the side line is nearer). Off that line it is not in
+    the way of the teammate that comes for the ball from behind it."""
+    b = np.asarray(ball, float)[:2]
+    along = F.OPP_GOAL - b
+    along = along / max(float(np.linalg.norm(along)), 1e-6)
+    across = np.array([-along[1], along[0]])
+    side = 1.0 if float(np.dot(np.asarray(me, float)[:2] - b, across)) >= 0.0 else -1.0
+    spot = b + side * distance * across
+    if abs(spot[1]) > F.HALF_WIDTH - 0.5:
+        spot = b - side * distance * across
+    return spot
 
 
 def formation_params(p) -> FormationParams:
@@ -198,4 +225,8 @@ def formation_params(p) -> FormationParams:
                            midfielder_offset=float(p["formation.midfielder_offset"]),
                            back_distance=float(p["formation.back_distance"]),
                            back_spread=float(p["formation.back_spread"]),
-                           center_back_distance=float(p["formation.center_back_distance"]))
+                           center_back_distance=float(p["formation.center_back_distance"]),
+                           kickoff_receiver=(float(p["formation.kickoff_receiver_x"]),
+                                             float(p["formation.kickoff_receiver_y"])),
+                           kickoff_angle=(float(p["formation.kickoff_angle_min"]),
+                                          float(p["formation.kickoff_angle_max"])))
