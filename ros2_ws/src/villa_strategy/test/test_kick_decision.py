@@ -697,3 +697,15 @@ def test_until_the_kickoff_kick_the_receiver_keeps_its_spot_beside_the_taker():
     # the other team's kick-off: outside the centre circle as before
     d = p.decide(_team_view((-3.0, 0.0, 0.0), (0.0, 0.0), team), D.BEFORE_KICK_OFF, 0.0, False)
     assert np.linalg.norm(d.beam[:2]) >= F.CENTER_CIRCLE_RADIUS
+
+
+def test_a_static_player_that_knows_no_teammate_yet_assigns_no_role_to_nobody():
+    """Static's roles go by uniform number: a player that knew only itself (its teammates not yet seen or heard, as at
+    a kick-off) took the goalie's role as the lowest number it knew, its taker swap gave that role to nobody, and every
+    say of it then raised in the codec (a decision error once per Static kick-off in the 50-game rows)."""
+    p = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3, variant="static"))
+    view = D.WorldView(pose=(-0.2, 0.0, 0.0), ball=(0.0, 0.0))
+    assert p.assign(view, np.zeros(2), 1.0) == {"onBall": 2}
+    assert p.assign(replace(view, teammates={3: (-2.0, 0.0)}), np.zeros(2), 1.0) == {"onBall": 2, "stopper": 3}
+    said = [p.decide(view, D.PLAY_ON, 0.02 * i, True).say for i in range(60)]   # every say slot of the cycle
+    assert any(said)

@@ -212,11 +212,13 @@ class TeamPlayer:
             others = {u: c for u, c in closeness.items() if u != on_ball and c < B.NOT_CLOSEST}
             on_ball = min(others, key=others.get) if others else on_ball
         if self.p.variant == "static":
-            fixed = {r: u for r, u in zip(formation.roles_for(self.p.team_size, params=self.p.formation), sorted(unums),
-                                          strict=False)}
-            if fixed.get("onBall") == self.barred and on_ball not in (self.barred, self.goalie):
-                swap = next(r for r, u in fixed.items() if u == on_ball)        # the taker takes that one's role
-                fixed[swap], fixed["onBall"] = self.barred, on_ball
+            # each uniform number's role (ranked among the players known, a player that knew only itself took the
+            # goalie's role, and its taker swap gave that role to nobody: a decision error per Static kick-off)
+            roles = formation.roles_for(self.p.team_size, params=self.p.formation)
+            fixed = {roles[u - 1]: u for u in unums if 1 <= u <= len(roles)}
+            swap = next((r for r, u in fixed.items() if u == on_ball), None)
+            if self.barred is not None and fixed.get("onBall") == self.barred and swap and on_ball != self.goalie:
+                fixed[swap], fixed["onBall"] = self.barred, on_ball            # the taker takes that one's role
             return fixed
         goalie_on_ball = on_ball == self.goalie
         roles = formation.roles_for(len(unums), goalie_on_ball, goalie=self.goalie in unums, params=self.p.formation)
