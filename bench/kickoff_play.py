@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -38,9 +37,10 @@ def load(path: str) -> dict[int, dict]:
 
 
 def mean_se(values: list[float]) -> str:
-    if len(values) < 2:
+    se = G.standard_error(values)
+    if se is None:
         return f"{values[0]:+.2f}" if values else "n/a"
-    return f"{statistics.fmean(values):+.2f} ± {statistics.stdev(values) / math.sqrt(len(values)):.2f}"
+    return f"{statistics.fmean(values):+.2f} ± {se:.2f}"
 
 
 def main() -> int:
