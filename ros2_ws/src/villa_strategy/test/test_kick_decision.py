@@ -675,8 +675,32 @@ def test_a_barred_taker_stands_aside_off_the_line_from_the_ball_to_their_goal():
     assert d.target == pytest.approx(tuple(formation.formation(ball, 3)["stopper"]))
 
 
+def test_a_barred_taker_at_the_ball_steps_straight_back_before_it_walks_aside():
+    """A weak kick-off kick left the ball at the taker's feet: it steps straight back from the ball, facing it, before
+    it walks aside (turning and walking aside there touched the ball again on SimSpark, a free kick to the other
+    team)."""
+    team = {1: (-14.0, 0.0), 3: (-0.5, 1.0)}
+    p = D.TeamPlayer(2, D.StrategyParams(team_size=3, seed=3))
+    p.decide(_team_view((-0.2, 0.0, 0.0), (0.0, 0.0), team), D.KICK_OFF_OWN, 0.0, True)
+    ball = (0.07, -0.02)                                                  # the kick moved it 7 cm
+    d = p.decide(_team_view((-0.2, 0.0, 0.0), ball, team), D.PLAY_ON, 0.4, True)
+    assert p.barred == 2
+    back = np.array(d.target) - ball
+    assert np.linalg.norm(back) == pytest.approx(formation.GIVE_WAY_BACK)
+    assert np.dot(back, np.array((-0.2, 0.0)) - ball) > 0.99 * np.linalg.norm(back) * np.linalg.norm(
+        np.array((-0.2, 0.0)) - ball)                                     # straight away from the ball
+    assert d.walk.x < 0 and abs(d.walk.y) < abs(d.walk.x)                # a step back, not aside
+    # stepped back, it walks on to its spot aside, and on the way there it stays clear of the ball
+    me = np.array(d.target)
+    spot = formation.give_way(ball, me, D.GIVE_WAY)
+    assert np.linalg.norm(spot - ball) == pytest.approx(D.GIVE_WAY)
+    for f in np.linspace(0.0, 1.0, 21):
+        assert np.linalg.norm(me + f * (spot - me) - ball) > formation.GIVE_WAY_CLEAR
+        assert formation.give_way(ball, me + f * (spot - me), D.GIVE_WAY) == pytest.approx(spot)
+
+
 def test_give_way_turns_to_the_field_near_a_side_line():
-    spot = formation.give_way((5.0, 9.6), (5.0, 9.9), 1.0)
+    spot = formation.give_way((5.0, 9.6), (5.2, 10.0), 1.0)
     assert abs(spot[1]) < F.HALF_WIDTH and np.linalg.norm(spot - (5.0, 9.6)) == pytest.approx(1.0)
 
 

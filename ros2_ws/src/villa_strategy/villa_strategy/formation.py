@@ -200,11 +200,21 @@ def kickoff_side(params: FormationParams = FormationParams()) -> float:
     return -1.0 if params.kickoff_receiver[1] < 0.0 else 1.0
 
 
+GIVE_WAY_CLEAR = 0.4      # m: a robot giving way nearer the ball than this first steps straight back from it ...
+GIVE_WAY_BACK = 0.6       # m: ... to this far from it (its path on to the spot aside then stays over 0.4 m off)
+
+
 def give_way(ball, me, distance: float) -> np.ndarray:
     """Where a robot that may not touch the ball stands aside: `distance` m from the ball across the line from the
     ball to their goal, on the robot's side (the other side when the side line is nearer). Off that line it is not in
-    the way of the teammate that comes for the ball from behind it."""
+    the way of the teammate that comes for the ball from behind it. Nearer the ball than GIVE_WAY_CLEAR (a weak kick
+    left it at the taker's feet) it first steps straight back from the ball: turning and walking aside there touched it
+    again, a foul (issue 19, SimSpark)."""
     b = np.asarray(ball, float)[:2]
+    away = np.asarray(me, float)[:2] - b
+    gap = float(np.linalg.norm(away))
+    if gap < GIVE_WAY_CLEAR:
+        return b + (away / gap if gap > 1e-6 else np.array([-1.0, 0.0])) * GIVE_WAY_BACK
     along = F.OPP_GOAL - b
     along = along / max(float(np.linalg.norm(along)), 1e-6)
     across = np.array([-along[1], along[0]])
