@@ -19,7 +19,7 @@ def test_formation_inside_the_field_for_any_ball(ball):
         assert F.inside_field(p[0], p[1]), (role, p)
 
 
-def test_the_shipped_formation_parameters_are_the_reports_and_the_stopper_may_guard_the_goal_line():
+def test_the_shipped_formation_parameters_are_the_defaults_and_the_stopper_may_guard_the_goal_line():
     from dataclasses import replace
 
     from villa_nao.params import config_path, load_parameters
@@ -27,10 +27,12 @@ def test_the_shipped_formation_parameters_are_the_reports_and_the_stopper_may_gu
     shipped = formation.formation_params(load_parameters(config_path("villa_strategy", "strategy.yaml")))
     assert shipped == formation.FormationParams()
     ball = np.array([-3.0, 6.0])
-    assert formation.formation(ball, 3)["stopper"] == pytest.approx(ball + [-1.5, 0.0])     # §11.1: directly behind
+    # §11.1: directly behind the ball (0.8 m, not the report's 1.5: docs/status.md, twenty-seventh session)
+    assert formation.formation(ball, 3)["stopper"] == pytest.approx(ball + [-shipped.stopper_offset, 0.0])
+    assert shipped.stopper_offset == pytest.approx(0.8)
     on_line = formation.formation(ball, 3, params=replace(shipped, stopper_goal_line=True))["stopper"]
     to_goal = F.OWN_GOAL - ball
-    assert np.linalg.norm(on_line - ball) == pytest.approx(1.5)
+    assert np.linalg.norm(on_line - ball) == pytest.approx(shipped.stopper_offset)
     d = on_line - ball
     assert d[0] * to_goal[1] - d[1] * to_goal[0] == pytest.approx(0.0, abs=1e-9) and d @ to_goal > 0   # on the line
 
@@ -337,8 +339,9 @@ def test_variants_defense_and_boxes():
         np.testing.assert_allclose(boxes["onBall"], np.clip(b, -15, 15))
         for role, (x0, x1, y0, y1) in formation.BOXES.items():
             assert x0 - 1e-9 <= boxes[role][0] <= x1 + 1e-9 and y0 - 1e-9 <= boxes[role][1] <= y1 + 1e-9, role
-    far = formation.variant_formation("boxes", (12.0, 0.0), 2)["stopper"]    # not 1.5 m behind the ball: its box
-    assert far[0] == pytest.approx(0.0) and villa["stopper"][0] == pytest.approx(4.5)
+    far = formation.variant_formation("boxes", (12.0, 0.0), 2)["stopper"]    # not behind the ball: its box
+    stopper = formation.FormationParams().stopper_offset
+    assert far[0] == pytest.approx(0.0) and villa["stopper"][0] == pytest.approx(ball[0] - stopper)
     p = D.TeamPlayer(2, D.StrategyParams(team_size=2, variant="boxes"))
     d = p.decide(_view((-6.0, -3.0, 0.0), (12.0, 0.0), {1: (11.5, 0.5)}), D.PLAY_ON, 1.0, True)
     assert d.role == "stopper" and d.target == pytest.approx((0.0, 0.0)) and d.method == "scram_mmd"
