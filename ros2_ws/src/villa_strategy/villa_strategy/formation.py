@@ -32,8 +32,8 @@ KICKOFF_SPACING = 1.0    # m between any two beam positions before a kick-off
 @dataclass(frozen=True)
 class FormationParams:
     forward_offset: tuple[float, float] = (0.0, 2.0)     # m, forwardLeft = ball + (x, y), forwardRight mirrors y
-    stopper_offset: float = 0.8                          # m behind the ball (§11.1's 1.5 m: issue 19, against
-    #                                                      AllBall 0.8 won more, as the slides' close Offensive did)
+    stopper_offset: float = 0.8                          # m behind the ball (§11.1's 1.5 m; issue 19: no worse
+    #                                                      in the rows, docs/status.md, twenty-seventh session)
     stopper_goal_line: bool = False                      # behind the ball on the line to our goal's centre (not -x)
     goalie_min_team: int = GOALIE_MIN_TEAM               # players a team needs before it keeps a goalie home
     wing_offset: tuple[float, float] = (-3.0, 4.0)       # m, wingLeft = ball + (x, y)
