@@ -219,7 +219,7 @@ def give_way(ball, me, distance: float) -> np.ndarray:
     along = F.OPP_GOAL - b
     along = along / max(float(np.linalg.norm(along)), 1e-6)
     across = np.array([-along[1], along[0]])
-    side = 1.0 if float(np.dot(np.asarray(me, float)[:2] - b, across)) >= 0.0 else -1.0
+    side = 1.0 if float(np.dot(away, across)) >= 0.0 else -1.0
     spot = b + side * distance * across
     if abs(spot[1]) > F.HALF_WIDTH - 0.5:
         spot = b - side * distance * across
