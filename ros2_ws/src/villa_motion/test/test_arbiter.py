@@ -90,6 +90,28 @@ def test_walk_then_kick_then_walk(config):
     assert any("kick forward_L at ball" in text for _, text in logged)
 
 
+def test_the_walk_stands_a_kicks_stand_after_it(config):
+    """A kick with `stand` s (SimSpark's forward kick: its taker fell walking off at once, issue 19) leaves the walk
+    standing that long before it follows walk commands; a kick without it walks at once (test above)."""
+    from dataclasses import replace
+
+    a, _ = _arbiter(config)
+    a.kicks = {**a.kicks, "forward_L": replace(a.kicks["forward_L"], stand=0.5)}
+    loop = Loop(a)
+    loop.run(3)
+    k = a.kicks["forward_L"]
+    ball = {"ball_x": k.ball[0], "ball_y": k.ball[1]}
+    assert a.request(A.SkillRequest("kick_forward_L", ball, request_id=1)).accepted
+    assert loop.run(400, until=lambda o: o.status.done)
+    assert _counts(a.stats) == (1, 1, 0, 1)
+    assert a.walk_request(A.WalkRequest(x=1.0)).accepted
+    loop.run(int(0.4 / 0.02))
+    assert a.walk.standing and loop.out.status.active == "stand"
+    loop.run(int(0.15 / 0.02))
+    assert a.walk_request(A.WalkRequest(x=1.0)).accepted
+    assert loop.run(50, until=lambda o: o.status.active == "walk")
+
+
 def test_the_kick_asked_again_while_the_walk_stops_takes_the_newer_ball(config):
     # issue 19: the ball of the first request carried over by the walk's (commanded) odometry through a 0.4 s stop
     # was cm off at the kick-off; the strategy asks again each cycle and the kick starts at the newest ball

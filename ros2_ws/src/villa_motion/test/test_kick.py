@@ -232,6 +232,24 @@ def test_parameters_round_trip_and_named_sets(tmp_path):
     assert kicks["probe_L"].duration == 0.25 and kicks["probe_R"].waypoints[0].pos[2] == 0.05
 
 
+def test_a_kicks_stand_after_it_is_set_per_world_and_not_optimized():
+    """`stand` (s the walk stands after the kick) is a kick parameter the sets give per world, outside the optimizer's
+    vector; the mirror keeps it. SimSpark's forward kick has 0.5 s (its taker fell walking off straight after it, issue
+    19); elsewhere kicks have none."""
+    k = KK.parse_kick(KICK_TEXT, "probe.kick")
+    assert k.stand == 0.0 and KK.STAND_PARAMETER not in {p.name for p in KK.parameter_vector(k)}
+    held = KK.with_parameters(k, {KK.STAND_PARAMETER: 0.5})
+    assert held.stand == 0.5 and held.mirrored().stand == 0.5 and held.waypoints == k.waypoints
+    for bad in (-0.1, 3.5):
+        with pytest.raises(KK.KickError, match="within 0..3 s"):
+            KK.with_parameters(k, {KK.STAND_PARAMETER: bad})
+    for robot_type in range(5):
+        assert all(v.stand == 0.0 for v in KK.load_kick_set("tuned", robot_type=robot_type).values())
+    ss = KK.load_kick_set("tuned", simulator="simspark", robot_type=0)
+    assert ss["forward_L"].stand == ss["forward_R"].stand == 0.5 and ss["in90_L"].stand == 0.0
+    assert KK.load_kick_set("tuned", simulator="simspark", robot_type=1)["forward_L"].stand == 0.0   # type 1's kick
+
+
 def test_tuned_kicks_load_and_reach_their_own_ball_position(kicks):
     bases = {k.base for k in kicks.values()}
     assert {"forward", "out45", "in45", "out90", "in90", "side", "back"} <= bases

@@ -455,9 +455,12 @@ class MotionArbiter:
             active = f"kick_{self.kicker.kick.name}"
             if self.kicker.done:
                 self.stats.completed += 1
+                stand = self.kicker.kick.stand
                 self._settle_kick("completed")
                 self.done = True
                 self._to_walk(stop=True)
+                if stand > 0.0:                         # the kick's own stand before the walk follows orders
+                    self._stand_until = self.last_t + stand
         else:                                           # WALK, STOPPING, FALLEN: the walk engine
             out = self.walk.update(dt, joints, self.gyro)
             targets = dict(out.joints)

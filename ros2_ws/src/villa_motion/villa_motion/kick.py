@@ -101,6 +101,7 @@ class KickDef:
     waypoints: tuple[Waypoint, ...]
     source: str = ""
     base: str = ""                          # the file's kick name (shared by _L and _R)
+    stand: float = 0.0                      # s the walk stands after the kick before it walks (parameter "stand")
 
     def mirrored(self) -> KickDef:
         """The same kick with the other foot (mirror image about the robot's x-z plane)."""
@@ -204,6 +205,8 @@ def _validate(k: KickDef) -> KickDef:
         raise ValueError(f"kick {k.base}: SHIFT, DURATION and RETURN times must be within 0.05..3 s")
     if not (0.0 <= k.shift_y <= 0.12 and 0.0 <= k.lift <= 0.1):
         raise ValueError(f"kick {k.base}: SHIFT sideways must be 0..0.12 m and lift 0..0.1 m")
+    if not 0.0 <= k.stand <= 3.0:
+        raise ValueError(f"kick {k.base}: {STAND_PARAMETER} (s standing after the kick) must be within 0..3 s")
     return k
 
 
@@ -349,9 +352,13 @@ def parameter_vector(kick: KickDef) -> list[Param]:
     return out
 
 
+STAND_PARAMETER = "stand"   # s the walk stands after the kick (KickDef.stand): set per world, not optimized
+
+
 def with_parameters(kick: KickDef, values: Mapping[str, float]) -> KickDef:
-    """The kick with some parameters (names of ``parameter_vector``) replaced; values for the kick's own foot."""
-    known = {p.name for p in parameter_vector(kick)}
+    """The kick with some parameters (names of ``parameter_vector``, and STAND_PARAMETER) replaced; values for the
+    kick's own foot."""
+    known = {p.name for p in parameter_vector(kick)} | {STAND_PARAMETER}
     unknown = set(values) - known
     if unknown:
         raise KickError(f"kick {kick.name}: unknown parameters {', '.join(sorted(unknown))} "
@@ -366,7 +373,8 @@ def with_parameters(kick: KickDef, values: Mapping[str, float]) -> KickDef:
         wps.append(replace(w, pos=pos, rpy=rpy))
     out = replace(kick, ball=(v.get("ball.x", kick.ball[0]), v.get("ball.y", kick.ball[1])),
                   shift_time=v.get("shift_time", kick.shift_time), shift_y=v.get("shift_y", kick.shift_y),
-                  lift=v.get("lift", kick.lift), duration=v.get("duration", kick.duration), waypoints=tuple(wps))
+                  lift=v.get("lift", kick.lift), duration=v.get("duration", kick.duration), waypoints=tuple(wps),
+                  stand=v.get(STAND_PARAMETER, kick.stand))
     try:
         return _validate(out)
     except ValueError as e:
