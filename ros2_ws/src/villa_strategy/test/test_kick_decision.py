@@ -281,22 +281,31 @@ def test_after_a_goal_the_kickoff_taker_lines_up_to_the_centre_spot_while_the_ba
 
 def test_after_a_goal_the_kickoff_taker_lines_up_once_to_near_before_the_first_kickoff_it_stands_within_hold():
     """Issue 19: before the first kick-off the taker stands within KICKOFF_LINEUP_HOLD of its point (where the ball is
-    in reach); after a goal, beamed from play, it lines up once to KICKOFF_LINEUP_NEAR during the pause (on SimSpark
-    it stood 4-5 cm off, and its kick-off kick missed), then stands."""
-    def taker():
-        return D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1, simulator="simspark"))
+    in reach); after a goal, beamed from play, it lines up once to KICKOFF_LINEUP_NEAR during the pause (villa sim; on
+    SimSpark it once stood 4-5 cm off, and its kick-off kick missed), then stands. On SimSpark (KICKOFF_STANDS), beamed
+    at once, it stands within HOLD after a goal too: its forward kick is robust standing, not after the line-up's
+    steps."""
+    def taker(simulator):
+        return D.TeamPlayer(1, D.StrategyParams(team_size=2, seed=1, simulator=simulator))
 
     def off_point(p, off):                    # `off` m behind its point, the ball in reach
         at, face = KK.approach_pose(p.kicks[p._kick_name], (0.0, 0.0), p._kickoff_dir)
         return (float(at[0] - off * math.cos(face)), float(at[1] - off * math.sin(face)), face)
 
     off = D.KICKOFF_LINEUP_NEAR + 0.01                     # within HOLD, and the ball still in the kick's reach
-    first = taker()
-    first.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True)
-    d = first.decide(D.WorldView(pose=off_point(first, off), ball=(0.0, 0.0), since_beam=2.0), D.BEFORE_KICK_OFF,
-                     0.0, True)
+    for simulator in ("", "simspark"):
+        first = taker(simulator)
+        first.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True)
+        d = first.decide(D.WorldView(pose=off_point(first, off), ball=(0.0, 0.0), since_beam=2.0), D.BEFORE_KICK_OFF,
+                         0.0, True)
+        assert d.walk is not None and d.walk.stop, (simulator, d)
+    assert D.KICKOFF_STANDS["simspark"] and not D.KICKOFF_STANDS[""]
+    stands = taker("simspark")
+    stands.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.GOAL_OPP, 0.0, True)
+    d = stands.decide(D.WorldView(pose=off_point(stands, off), ball=(14.0, 0.5), since_beam=2.0), D.GOAL_OPP, 0.0,
+                      True)
     assert d.walk is not None and d.walk.stop, d
-    after = taker()
+    after = taker("")
     after.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.GOAL_OPP, 0.0, True)
     d = after.decide(D.WorldView(pose=off_point(after, off), ball=(14.0, 0.5), since_beam=2.0), D.GOAL_OPP, 0.0, True)
     assert d.walk is not None and not d.walk.stop and d.walk.x > 0, d

@@ -119,10 +119,10 @@ def test_while_its_beam_waits_the_decision_sees_no_beam_settling():
     assert seen[waiting + 1] == pytest.approx(0.02) and all(v < 2.0 for v in seen[waiting + 1:])
 
 
-def test_after_a_goal_our_kickoff_taker_is_beamed_at_once_where_it_must_line_up():
-    """On SimSpark the taker is beamed 5 cm behind its point and needs the pause to settle and line up (waiting for its
-    walk to stop left no time: 11 of 20 kick-offs within 3 s against 17 of 20); on villa sim (1 cm) it waits as the
-    others do (its kick-offs after a goal in replayed rows: within 3 s in 7 of 9 against 2 of 9 beamed at once)."""
+def test_after_a_goal_our_kickoff_taker_is_beamed_at_once_where_it_stands_as_at_the_first_kickoff():
+    """On SimSpark (decision.KICKOFF_STANDS) the taker needs the pause to settle after its beam (waiting for its walk
+    to stop left no time: 11 of 20 kick-offs within 3 s against 17 of 20); on villa sim it waits as the others do (its
+    kick-offs after a goal in replayed rows: within 3 s in 7 of 9 against 2 of 9 beamed at once)."""
     def after_goal(simulator):
         s = StrategyStage(1, StrategyParams(team_size=2, seed=1, simulator=simulator))
         s.motion_status("stand", False)
