@@ -41,8 +41,8 @@ KICKOFF_SETBACK = {"simspark": 0.02,   # m behind the kick-off kick's stand-at p
 KICKOFF_STANDS = {"simspark": True,    # after a goal our kick-off taker is beamed at once and stands as at the first
                   "": False}           # kick-off (lining up only when KICKOFF_LINEUP_HOLD off): SimSpark's forward
                                        # kick is robust standing, not after the line-up's steps (issue 19: kick-offs
-                                       # after a goal within 3 s in 12 of 20 lined up); on villa sim its beam waits for
-                                       # the walk to stop and it lines up once to KICKOFF_LINEUP_NEAR
+                                       # after a goal within 3 s in 12 of 20 lined up, 15 of 20 standing); on villa sim
+                                       # its beam waits for the walk to stop and it lines up once to KICKOFF_LINEUP_NEAR
 KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
                             # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
 KICKOFF_LINEUP_HOLD = 0.07  # m: the taker stands until its stand-at point is this far, then lines up to NEAR (pose
