@@ -355,7 +355,8 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path):
     for args, words in ((["--games", "0"], "--games must be at least 1"),
                         (["--players", "12"], "--players must be 1..11"),
                         (["--config", str(tmp_path / "nope.yaml")], "no such team configuration"),
-                        (["--penalty", "--players", "2"], "--penalty is 1 v 1")):
+                        (["--penalty", "--players", "2"], "--penalty is 1 v 1"),
+                        (["--duration", "301"], "villa sim ends a game after 300 simulated s")):
         r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "games", *args, "--out", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and words in r.stderr, r.stderr

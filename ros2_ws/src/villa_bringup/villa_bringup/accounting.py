@@ -86,6 +86,20 @@ SETTLE = 3.0      # simulated s every player stands beamed on its half before a 
                   # taker settles after its drop, then lines up its kick: villa_strategy.decision)
 
 
+GAME_END = {"villa": 300.0,        # simulated s of play after which a server ends the game (GameOver, the clock
+            "simspark": 600.0}    # stops): rcssservermj (villa sim) has no second half; SimSpark two of 300 s
+
+
+def duration_error(server: str, duration: float) -> str | None:
+    """Why `duration` simulated s of play cannot be had on `server` (a host waited at GameOver for ever), or None."""
+    end = GAME_END.get(server)
+    if end is not None and duration > end:
+        name = "villa sim" if server == "villa" else "SimSpark"
+        return (f"--duration {duration:g}: {name} ends a game after {end:.0f} simulated s "
+                f"({'one half' if server == 'villa' else 'two halves'} of 300 s)")
+    return None
+
+
 def beamed(gt) -> bool:
     """Every player stands upright on the field in its own half: the beams before the kick-off have happened (the
     servers put a joining robot upright outside the side line, on its own half)."""

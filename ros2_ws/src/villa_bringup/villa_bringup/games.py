@@ -38,7 +38,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import KICKOFF_KICK_WITHIN, SETTLE, Accounting, beamed, team_relative
+from villa_bringup.accounting import KICKOFF_KICK_WITHIN, SETTLE, Accounting, beamed, duration_error, team_relative
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
@@ -781,6 +781,8 @@ def check_arguments(args: argparse.Namespace) -> str | None:
                            ("--players", 1 <= args.players <= 11, "1..11"), ("--jobs", args.jobs >= 1, "at least 1")):
         if not ok:
             return f"{name} must be {what}"
+    if (why := duration_error(args.server, args.duration)) is not None:
+        return why
     if args.server == "simspark":
         from villa_sim.simspark import available
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import SETTLE, Accounting, beamed
+from villa_bringup.accounting import SETTLE, Accounting, beamed, duration_error
 from villa_bringup.games import PENALTY_TIME, penalty_over, start_penalty, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
@@ -218,6 +218,9 @@ def main(args: argparse.Namespace | None = None) -> int:
         args.players = 1 if penalty else 2
     if args.duration <= 0:
         print("villa match: --duration must be positive (simulated seconds)", file=sys.stderr)
+        return 2
+    if (why := duration_error(args.server, args.duration)) is not None:
+        print(f"villa match: {why}", file=sys.stderr)
         return 2
     if not 1 <= args.players <= 11:
         print("villa match: --players must be 1..11", file=sys.stderr)
