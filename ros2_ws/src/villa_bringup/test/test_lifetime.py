@@ -65,7 +65,7 @@ def _running(kids, needle: str) -> int:
 
 
 def test_a_match_killed_with_sigkill_leaves_no_server_or_player(tmp_path, ros_domain):
-    cmd = [sys.executable, "-m", "villa_bringup.cli", "match", "--players", "1", "--duration", "600",
+    cmd = [sys.executable, "-m", "villa_bringup.cli", "match", "--players", "1", "--duration", "300",
            "--log-dir", str(tmp_path)]
     started, alive = _kill_and_count_survivors(
         cmd, lambda kids: _running(kids, "villa_sim.cli") == 1 and _running(kids, "villa_bringup.player") == 2)
@@ -75,7 +75,7 @@ def test_a_match_killed_with_sigkill_leaves_no_server_or_player(tmp_path, ros_do
 
 def test_games_killed_with_sigkill_leave_no_worker_or_server(tmp_path):
     cmd = [sys.executable, "-m", "villa_bringup.cli", "games", "--games", "4", "--jobs", "2", "--players", "1",
-           "--duration", "600", "--socket", "--out", str(tmp_path)]
+           "--duration", "300", "--socket", "--out", str(tmp_path)]
     started, alive = _kill_and_count_survivors(cmd, lambda kids: _running(kids, "villa_sim.cli") == 2)
     assert sum("villa_sim.cli" in c for c in started) == 2 and len(started) >= 4      # two workers, two servers
     assert alive == [], alive
