@@ -86,17 +86,18 @@ SETTLE = 3.0      # simulated s every player stands beamed on its half before a 
                   # taker settles after its drop, then lines up its kick: villa_strategy.decision)
 
 
-GAME_END = {"villa": 300.0,        # simulated s of play after which a server ends the game (GameOver, the clock
-            "simspark": 600.0}    # stops): rcssservermj (villa sim) has no second half; SimSpark two of 300 s
+GAME_END = {"villa": (300.0, "villa sim", "one half"),       # simulated s of play after which a server ends the
+            "simspark": (600.0, "SimSpark", "two halves")}   # game (GameOver, the clock stops): rcssservermj (villa
+                                                            # sim) has no second half; SimSpark two of 300 s
 
 
 def duration_error(server: str, duration: float) -> str | None:
     """Why `duration` simulated s of play cannot be had on `server` (a host waited at GameOver for ever), or None."""
-    end = GAME_END.get(server)
-    if end is not None and duration > end:
-        name = "villa sim" if server == "villa" else "SimSpark"
-        return (f"--duration {duration:g}: {name} ends a game after {end:.0f} simulated s "
-                f"({'one half' if server == 'villa' else 'two halves'} of 300 s)")
+    if server not in GAME_END:
+        return None
+    end, name, halves = GAME_END[server]
+    if duration > end:
+        return f"--duration {duration:g}: {name} ends a game after {end:.0f} simulated s ({halves} of 300 s)"
     return None
 
 

@@ -445,15 +445,18 @@ class TeamPlayer:
                                                      degrees=self.p.formation.kickoff_angle)
         return self._kickoff_dir, [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
 
+    def _our_simulator(self, table: dict):
+        """`table`'s entry for our simulator, or its "" one (KICKOFF_SETBACK, KICKOFF_STANDS)."""
+        return table.get(self.p.simulator, table[""])
+
     @property
     def _kickoff_stands(self) -> bool:
-        """KICKOFF_STANDS of our simulator (its "" entry for one it does not list)."""
-        return KICKOFF_STANDS.get(self.p.simulator, KICKOFF_STANDS[""])
+        return self._our_simulator(KICKOFF_STANDS)
 
     @property
     def _kickoff_setback(self) -> float:
-        """m: KICKOFF_SETBACK of our simulator (its "" entry for one it does not list)."""
-        return KICKOFF_SETBACK.get(self.p.simulator, KICKOFF_SETBACK[""])
+        """m behind the kick-off kick's stand-at point."""
+        return self._our_simulator(KICKOFF_SETBACK)
 
     def _kickoff_beam(self, spot: tuple[float, float]) -> tuple[float, float, float]:
         """§11.2.1: the kick-off taker is beamed where the kick-off kick (its direction drawn now and kept for the
