@@ -58,6 +58,36 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
     assert not odd.a_left
 
 
+def _clock_at(monkeypatch, phase: str, play_time: float) -> None:
+    """Hosted games that start with the game clock at `play_time` s of `phase` (instead of 300 s of play to get
+    there)."""
+    from rcsssmj.games.soccer.game_phase import GamePhase
+
+    setup = G.HostedGame.setup
+
+    def late(self, stop):
+        server = setup(self, stop)
+        server.sim.game_state.switch_phase(GamePhase[phase], play_time)
+        return server
+
+    monkeypatch.setattr(G.HostedGame, "setup", late)
+
+
+def test_a_game_plays_on_through_half_time_with_the_other_teams_kick_off(tmp_path, monkeypatch):
+    _clock_at(monkeypatch, "FIRST_HALF", 296.0)
+    r = G.play_game(_specs(tmp_path, duration=10.0, players=1)[0], threading.Event())
+    assert 10.0 <= r["duration"] < 10.3             # to the next sample past 10 s
+    assert len(r["A"]["kickoff_times"]) == 1 and len(r["B"]["kickoff_times"]) == 1   # left first, right second
+    assert r["B"]["kickoff_times"][0] is not None and r["B"]["kickoff_times"][0] <= 3.0
+
+
+def test_a_game_ends_at_the_servers_game_over_before_its_duration(tmp_path, monkeypatch):
+    """A host stops at GameOver (the game clock stops there: a host counting it waited for ever)."""
+    _clock_at(monkeypatch, "SECOND_HALF", 596.0)
+    r = G.play_game(_specs(tmp_path, duration=30.0, players=1)[0], threading.Event())
+    assert r["duration"] == pytest.approx(4.0, abs=0.1)
+
+
 def test_a_decision_that_raises_is_counted_among_the_errors(tmp_path, monkeypatch):
     """The player keeps playing through a failing decision (as the strategy node does), but the game says so: here
     every decision after the kick-off raises (before it, the players must beam for the game to start at all)."""
@@ -356,7 +386,7 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path):
                         (["--players", "12"], "--players must be 1..11"),
                         (["--config", str(tmp_path / "nope.yaml")], "no such team configuration"),
                         (["--penalty", "--players", "2"], "--penalty is 1 v 1"),
-                        (["--duration", "301"], "villa sim ends a game after 300 simulated s")):
+                        (["--duration", "601"], "villa sim ends a game after 600 simulated s")):
         r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "games", *args, "--out", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and words in r.stderr, r.stderr

@@ -50,10 +50,10 @@ def test_match_refuses_bad_arguments():
     r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--penalty", "--players", "3"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--penalty is 1 v 1" in r.stderr
-    # rcssservermj ends the game at its first half's end; a longer match waited at GameOver for ever
-    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--duration", "600"],
+    # a game ends after its second half (GameOver): a longer match is refused, not played short
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--duration", "601"],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "villa sim ends a game after 300 simulated s" in r.stderr
+    assert r.returncode == 2 and "villa sim ends a game after 600 simulated s" in r.stderr
 
 
 def test_players_stand_and_walk_in_real_time_mode(tmp_path, ros_domain):

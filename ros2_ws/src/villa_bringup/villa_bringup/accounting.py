@@ -86,19 +86,57 @@ SETTLE = 3.0      # simulated s every player stands beamed on its half before a 
                   # taker settles after its drop, then lines up its kick: villa_strategy.decision)
 
 
-GAME_END = {"villa": (300.0, "villa sim", "one half"),       # simulated s of play after which a server ends the
-            "simspark": (600.0, "SimSpark", "two halves")}   # game (GameOver, the clock stops): rcssservermj (villa
-                                                            # sim) has no second half; SimSpark two of 300 s
+GAME_LENGTH = 2 * F.HALF_TIME   # simulated s of play after which both servers end a game (GameOver, the clock
+                                # stops): two halves (villa sim's referee plays the second as SimSpark's does)
+SERVER_NAMES = {"villa": "villa sim", "simspark": "SimSpark"}
 
 
 def duration_error(server: str, duration: float) -> str | None:
-    """Why `duration` simulated s of play cannot be had on `server` (a host waited at GameOver for ever), or None."""
-    if server not in GAME_END:
-        return None
-    end, name, halves = GAME_END[server]
-    if duration > end:
-        return f"--duration {duration:g}: {name} ends a game after {end:.0f} simulated s ({halves} of 300 s)"
+    """Why `duration` simulated s of play cannot be had on `server` (the game ends at GameOver before), or None."""
+    if duration > GAME_LENGTH:
+        return (f"--duration {duration:g}: {SERVER_NAMES.get(server, server)} ends a game after {GAME_LENGTH:.0f} "
+                f"simulated s (two halves of {F.HALF_TIME:.0f} s)")
     return None
+
+
+HALF_TIME_WAIT = 10.0   # s of the players' time a host waits at most at half time for every player to stand beamed
+
+
+class HalfTime:
+    """The second half's kick-off. At half time both servers' referees go back to BeforeKickOff (SimSpark at 300 s;
+    villa sim as SimSpark, VillaSoccerSimulation.half_time) and the players beam to their half. The host gives the
+    right team the kick-off once every player has stood beamed on its half for SETTLE s of the players' time, as before
+    the first kick-off, or after HALF_TIME_WAIT s whatever they do (a robot that is down must not stop the game).
+    Kicked off at once, the players had not beamed: the referee put the left team's robot in the right team's kick-off
+    circle off the field."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None     # the players' time when the half time began
+        self.since: float | None = None       # ... since when every player stands beamed
+        self.kicked_off = False
+
+    @property
+    def pending(self) -> bool:
+        """Between the first half's end and the second half's kick-off."""
+        return self.started is not None and not self.kicked_off
+
+    def due(self, gt, now: float) -> bool:
+        """True once, when the host should kick the second half off; `now` is the players' time (s)."""
+        if self.kicked_off:
+            return False
+        if self.started is None:
+            if not (gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0):
+                return False
+            self.started = now
+        self.since = (self.since if self.since is not None else now) if beamed(gt) else None
+        self.kicked_off = (self.since is not None and now - self.since >= SETTLE - 1e-9) or \
+            now - self.started >= HALF_TIME_WAIT
+        return self.kicked_off
+
+
+def game_over(gt) -> bool:
+    """The server ended the game (after its second half): a host stops there, whatever --duration asked."""
+    return gt.play_mode == "GameOver"
 
 
 def beamed(gt) -> bool:

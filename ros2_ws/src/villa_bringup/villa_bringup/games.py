@@ -38,7 +38,16 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import KICKOFF_KICK_WITHIN, SETTLE, Accounting, beamed, duration_error, team_relative
+from villa_bringup.accounting import (
+    KICKOFF_KICK_WITHIN,
+    SETTLE,
+    Accounting,
+    HalfTime,
+    beamed,
+    duration_error,
+    game_over,
+    team_relative,
+)
 from villa_bringup.team_config import VARIANTS, ConfigError, TeamConfig, default_path, parse
 from villa_nao.field import HALF_LENGTH as F_HALF_LENGTH
 from villa_nao.interrupt import interruptible
@@ -209,25 +218,25 @@ class Game:
                 self.teams[side].append(pl)
         self.account = Accounting(left.name, right.name, self._motion_context)
         self.kickoff_time: float | None = None
-        self.second_half = False
+        self.half_time = HalfTime()
         self.kicks = {id(pl): KickTracker(side, pl.backend.unum) for side, team in self.teams.items() for pl in team}
 
-    def sample(self, gt, kick_off, progress) -> float:
-        """One ground-truth sample of the game under way: the second half's kick-off (the server's referee goes back
-        to BeforeKickOff at half time), the accounting, progress. Returns the simulated s played since the kick-off."""
-        if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not self.second_half:
-            self.second_half = True
+    def sample(self, gt, kick_off, progress, now: float) -> float:
+        """One ground-truth sample of the game under way (`now`: the players' time): the second half's kick-off
+        (HalfTime), the accounting, progress. Returns the simulated s played since the kick-off."""
+        if self.half_time.due(gt, now):
             kick_off("Right")
-        self.account.sample(gt, self.estimates())
-        for pl in self.players:
-            self.kicks[id(pl)].sample(pl.motion.stats.log, gt)
+        if not self.half_time.pending:
+            self.account.sample(gt, self.estimates())
+            for pl in self.players:
+                self.kicks[id(pl)].sample(pl.motion.stats.log, gt)
         played = gt.game_time - self.kickoff_time
         progress(played)
         return played
 
     def over(self, gt) -> bool:
-        """A penalty game ends early (penalty_over)."""
-        return self.spec.penalty and penalty_over(gt)
+        """The game ends before --duration: the server's GameOver, or a penalty kick's end (penalty_over)."""
+        return game_over(gt) or (self.spec.penalty and penalty_over(gt))
 
     def _motion_context(self, team: str, unum: int):
         for pl in self.players:
@@ -325,7 +334,7 @@ class HostedGame(Game):
             if cycles % SAMPLE_EVERY:
                 continue
             gt = server.truth()
-            played = self.sample(gt, server.kick_off, progress)
+            played = self.sample(gt, server.kick_off, progress, gt.sim_time)
             if played >= self.spec.duration - 1e-6 or stop.is_set() or self.over(gt):
                 break
         if stop.is_set() and played < self.spec.duration - 1e-6:
@@ -399,13 +408,18 @@ class SocketGame(Game):
                     raise KeyboardInterrupt
                 if not server.alive():
                     raise GameError(f"the server exited: {server.log()[-500:]}")
-                next_t += SAMPLE_EVERY * CYCLE
-                try:
-                    gt = trainer.wait_for(lambda g, t=next_t: g.sim_time >= t - 1e-6,
-                                          timeout=self.spec.stall_timeout)
-                except Exception as e:
-                    raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s ({e})") from e
-                played = self.sample(gt, trainer.kick_off, progress)
+                if self.half_time.pending:      # SimSpark's clock stands before a kick-off: the players' goes on
+                    self.wait_perceived(SAMPLE_EVERY * CYCLE, stop)
+                    gt = trainer.truth() or gt
+                    next_t = gt.sim_time
+                else:
+                    next_t += SAMPLE_EVERY * CYCLE
+                    try:
+                        gt = trainer.wait_for(lambda g, t=next_t: g.sim_time >= t - 1e-6 or game_over(g),
+                                              timeout=self.spec.stall_timeout)  # SimSpark's clock stops at GameOver
+                    except Exception as e:
+                        raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s ({e})") from e
+                played = self.sample(gt, trainer.kick_off, progress, min(pl.sim_time for pl in self.players))
                 if self.over(gt):
                     break
             return self.result(played, time.monotonic() - w0, _cpu(server) - c0)

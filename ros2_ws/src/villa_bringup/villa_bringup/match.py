@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from villa_bringup.accounting import SETTLE, Accounting, beamed, duration_error
+from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, duration_error, game_over
 from villa_bringup.games import PENALTY_TIME, penalty_over, start_penalty, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
@@ -369,11 +369,16 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     standing = bool(getattr(args, "standing", False))
     keys = list(poses.latest) if standing and poses is not None else []
 
-    def server_time(g) -> float:
-        """The trainer's simulated time; standing, the time the slowest player's pose carries (with no kick-off
-        SimSpark's trainer has only the game clock, which stands)."""
-        stamps = [poses.stamps.get(k) for k in keys]
+    def players_time(g) -> float:
+        """The time the slowest player's pose carries (SimSpark's trainer has only the game clock, which stands
+        before a kick-off), or the trainer's simulated time while not every player has sent one."""
+        stamps = [poses.stamps.get(k) for k in (keys or list(poses.latest))] if poses is not None else []
         return min(stamps) if stamps and all(s is not None for s in stamps) else g.sim_time
+
+    def server_time(g) -> float:
+        """What shows the simulation goes on: the trainer's simulated time, or the players' while the clock stands
+        (standing with no kick-off, and at half time)."""
+        return players_time(g) if standing or half_time.pending else g.sim_time
 
     def clock(g) -> float:
         """What --duration counts: the game clock, or the server's time when there is no kick-off."""
@@ -382,7 +387,7 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     start_game, start_wall = clock(gt), time.monotonic()
     last_sim, last_advance = server_time(gt), time.monotonic()
     last_print = 0.0
-    second_half_started = False
+    half_time = HalfTime()
     cpu = CpuMeter()
 
     def cpu_groups() -> dict[str, list[int]]:           # per process: the simulator, each player's or node's
@@ -405,10 +410,11 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
         elif now - last_advance > args.stall_timeout:
             raise MatchError(f"simulated time stood still at {last_sim:.2f} s for {args.stall_timeout:.0f} wall s "
                              f"(a player stopped answering in sync mode? logs in {log_dir})")
-        if gt.play_mode == "BeforeKickOff" and gt.game_time > 1.0 and not second_half_started:
-            second_half_started = True
+        if half_time.due(gt, players_time(gt)):
+            _log(f"second half: {right_team}'s kick-off")
             trainer.kick_off("Right")
-        account.sample(gt, poses.latest if poses is not None else None)
+        if not half_time.pending:
+            account.sample(gt, poses.latest if poses is not None else None)
         played = clock(gt) - start_game
         if now - last_print >= 5.0 or played >= args.duration:
             last_print = now
@@ -416,6 +422,9 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
             _log(f"t={played:6.1f}/{args.duration:.0f} s  score {gt.score_left}:{gt.score_right}  "
                  f"mode {gt.play_mode}  real-time factor {rtf:.2f}")
         if played >= args.duration:
+            break
+        if game_over(gt):
+            _log(f"the server ended the game (GameOver) at t={played:.1f} s: score {gt.score_left}:{gt.score_right}")
             break
         if getattr(args, "penalty", False) and penalty_over(gt):
             _log(f"penalty kick over at t={played:.1f} s: " + ("goal" if gt.score_left else f"mode {gt.play_mode}"))

@@ -27,6 +27,8 @@ FREE_KICK_DISTANCE = 2.0
 BALL_RADIUS = 0.042
 BALL_MASS = 0.026
 AGENT_RADIUS = 0.4
+HALF_TIME = 300.0             # s of play per half (RuleHalfTime); the left team kicks the first half off, the
+                              # right team the second (the team that did not kick off first)
 
 # Point landmarks: corner flags (z = 0) and goal-post tops (z = GOAL_HEIGHT).
 LANDMARKS: dict[str, tuple[float, float, float]] = {

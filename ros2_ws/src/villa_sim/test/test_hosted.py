@@ -77,3 +77,41 @@ def test_the_trainer_moves_a_player_and_the_ball_in_play_on_and_the_player_keeps
     assert float(player._joints[3].qpos[0]) == pytest.approx(0.3)
     with pytest.raises(Exception, match="no player 7"):
         server.move_player("left", 7, 0.0, 0.0, 0.0)
+
+
+def test_half_time_goes_to_the_second_halfs_kick_off_and_the_game_ends_after_it():
+    """SimSpark's half time on villa sim: at 300 s of play BeforeKickOff (clock at 300 s, ball on the centre spot,
+    score kept) instead of GameOver; a host kicks the second half off; GameOver after 600 s. (A 600 s game waited at
+    rcssservermj's first-half GameOver for ever.)"""
+    from rcsssmj.games.soccer.game_phase import GamePhase
+
+    server = HostedServer(vision_noise=False, seed=1)
+    state = server.sim.game_state
+    state.switch_phase(GamePhase.FIRST_HALF, 299.5)     # the clock near the end of the first half
+    state.left_team_score = 2
+    server.kick_off("Left")
+    server.step()
+    server.place_ball(2.0, -1.5)
+    modes = set()
+    for _ in range(40):                                 # 0.8 s: past 300 s
+        server.step()
+        modes.add(server.truth().play_mode)
+    gt = server.truth()
+    assert "GameOver" not in modes
+    assert gt.play_mode == "BeforeKickOff" and gt.game_time == pytest.approx(300.0, abs=0.02)
+    assert np.hypot(*gt.ball[:2]) < 0.01 and (gt.score_left, gt.score_right) == (2, 0)
+    for _ in range(10):                                 # the clock stands before the kick-off
+        server.step()
+    assert server.truth().game_time == pytest.approx(300.0, abs=0.02)
+    server.kick_off("Right")
+    for _ in range(10):
+        server.step()
+    gt = server.truth()
+    assert gt.play_mode == "KickOff_Right" and gt.game_time > 300.1
+    state.switch_phase(GamePhase.SECOND_HALF, 599.7)    # near the end of the second half
+    server.kick_off("Left")
+    for _ in range(30):
+        server.step()
+    gt = server.truth()
+    assert gt.play_mode == "GameOver" and gt.game_time == pytest.approx(600.0, abs=0.02)
+    assert (gt.score_left, gt.score_right) == (2, 0)

@@ -44,7 +44,7 @@ class SimSparkRules(SoccerRules):
     def __init__(self) -> None:
         super().__init__(
             max_team_size=11,
-            half_time=300,
+            half_time=int(F.HALF_TIME),
             extra_half_time=180,
             goal_pause_time=3,        # RuleGoalPauseTime
             throw_in_wait_time=1,     # RuleKickInPauseTime

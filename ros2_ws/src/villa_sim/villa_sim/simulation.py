@@ -16,6 +16,9 @@ What it adds to rcssservermj (rcsssmj 0.2.1), by subclassing:
   substep and kept within ``REFERENCE_LEAD`` of the joint (a blocked joint does not wind the reference up); a stiff
   pure velocity servo would need MuJoCo's implicit integration, which explodes against the ground contacts here.
   rcssservermj's PD command ``(<eff> q dq kp kd tau)`` still works (it takes the joint out of velocity mode);
+- SimSpark's half time: at the end of the first half the game goes to BeforeKickOff for the second half (the clock
+  at 300 s, the ball on the centre spot, sides kept) instead of rcssservermj's GameOver; a host kicks it off, as on
+  SimSpark. The game ends (GameOver) after the second half;
 - robustness: a joint command naming an unknown actuator is ignored (logged once), not a crash; a Nao joint of a
   robot the model does not hold yet is logged only if its commands go on (``UNKNOWN_GRACE``: a joining robot's first
   commands come before the model is rebuilt with it, and every start logged 22 warnings per robot).
@@ -31,6 +34,8 @@ from typing import Any
 
 import mujoco
 import numpy as np
+from rcsssmj.games.soccer.game_phase import GamePhase
+from rcsssmj.games.soccer.play_mode import PlayMode
 from rcsssmj.games.soccer.server.soccer_action_parser import SoccerActionParser
 from rcsssmj.games.soccer.sim.soccer_sim import SoccerSimulation
 from rcsssmj.games.teams import TeamSide
@@ -251,6 +256,21 @@ class VillaSoccerSimulation(SoccerSimulation):
         a_step(self._a_data, self._mj_data)
         self._post_step(monitor_commands)
         self._frame_id += 1
+
+    def _post_step(self, monitor_commands) -> None:
+        super()._post_step(monitor_commands)    # the referee: GameOver at the end of any half
+        state = self.game_state
+        if state.phase == GamePhase.FIRST_HALF and state.play_mode == PlayMode.GAME_OVER:
+            self.half_time()
+
+    def half_time(self) -> None:
+        """SimSpark's half time (SoccerRuleAspect): the second half's BeforeKickOff, the clock at the half's
+        start, the ball at rest on the centre spot; the teams keep their sides (SimSpark's ChangeSidesInSecondHalf
+        is false)."""
+        self.game_state.switch_phase(GamePhase.SECOND_HALF, self.rules.get_start_time_for(GamePhase.SECOND_HALF))
+        self.ball.drop_at(0.0, 0.0)
+        logger.info("half time: score %d:%d, second half before its kick-off", self.game_state.left_team_score,
+                    self.game_state.right_team_score)
 
     # --- actions -----------------------------------------------------------------------------------
 

@@ -397,6 +397,22 @@ def test_the_kick_off_taker_is_beamed_just_behind_its_kicks_stand_at_point():
         assert d.target == pytest.approx((x, y))
 
 
+def test_the_second_halfs_kick_off_is_the_right_teams():
+    """SimSpark's halves: the left team kicks the first half off, the right team the second (the game clock is at
+    F.HALF_TIME in the second half's BeforeKickOff). The taker beams against the ball only for its team's kick-off:
+    a left taker beamed to the centre spot at half time was put off the field by the referee (the right team's
+    kick-off circle)."""
+    from villa_nao import field as F
+
+    for game_time, side_left, takes in ((0.0, True, True), (0.0, False, False), (F.HALF_TIME, True, False),
+                                        (F.HALF_TIME, False, True)):
+        p = D.TeamPlayer(1, D.StrategyParams(team_size=1))
+        d = p.decide(_view((-5.0, 0.0, 0.0), (0.0, 0.0), {}), D.BEFORE_KICK_OFF, game_time, side_left)
+        assert d.beam is not None and d.beam[0] <= 0
+        assert (math.hypot(*d.beam[:2]) < 0.5) == takes, (game_time, side_left, d.beam)
+        assert (math.hypot(*d.beam[:2]) > F.CENTER_CIRCLE_RADIUS) == (not takes)
+
+
 def test_beam_for_any_unum_and_team_size():
     for size in (1, 2, 5, 11):
         for unum in range(1, 12):

@@ -290,8 +290,10 @@ class TeamPlayer:
             return self._penalty(w, ball, me, theta, play_mode, game_time)
         if play_mode in BEAM_MODES:
             self._beam_mode = play_mode
-            # first kick-off: the left team; after a goal: the team that conceded
-            our_kickoff = side_left if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
+            # a half's kick-off: the left team's in the first, the right team's in the second; after a goal: the team
+            # that conceded
+            first_half = game_time < F.HALF_TIME - 1e-6
+            our_kickoff = side_left == first_half if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
             size = max(self.p.team_size, self.unum)
             roles = formation.roles_for(size, params=self.p.formation)
             role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
