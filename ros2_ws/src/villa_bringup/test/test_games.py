@@ -160,6 +160,31 @@ def test_accounting_times_each_kick_off_until_the_ball_leaves_its_spot():
     assert kickoffs(samples + [(late - 0.1, "PlayOn", 0.5)]) == ([1.2, round(late - 0.1 - 60.0, 2)], [None])
 
 
+def test_half_time_kicks_off_once_every_player_stood_beamed_for_settle_or_after_the_longest_wait():
+    from villa_bringup.accounting import HALF_TIME_WAIT, SETTLE, HalfTime
+    from villa_sim.trainer import GroundTruth, PlayerTruth
+
+    up = (1.0, 0.0, 0.0, 0.0)
+
+    def gt(mode, game_time, left_x):           # the left robot at left_x (own half: < 0), the right one on its half
+        players = {("left", 1): PlayerTruth("a", "left", 1, (left_x, 0.0, 0.3), up),
+                   ("right", 1): PlayerTruth("b", "right", 1, (3.0, 0.0, 0.3), up)}
+        return GroundTruth(0.0, game_time, mode, 0, 0, (0.0, 0.0, 0.04), (0.0, 0.0, 0.0), players)
+
+    h = HalfTime()
+    assert not h.due(gt("PlayOn", 299.9, 2.0), 10.0) and not h.pending
+    assert not h.due(gt("BeforeKickOff", 0.0, -3.0), 10.0) and not h.pending   # before the first kick-off: not ours
+    assert not h.due(gt("BeforeKickOff", 300.0, 2.0), 11.0) and h.pending     # the left robot still on their half
+    assert not h.due(gt("BeforeKickOff", 300.0, -3.0), 12.0)                  # beamed: SETTLE s from now
+    assert not h.due(gt("BeforeKickOff", 300.0, -3.0), 12.0 + SETTLE - 0.1)
+    assert h.due(gt("BeforeKickOff", 300.0, -3.0), 12.0 + SETTLE) and not h.pending
+    assert not h.due(gt("BeforeKickOff", 300.0, -3.0), 20.0)                  # once
+    h = HalfTime()                                                            # a robot never beamed: the longest wait
+    assert not h.due(gt("BeforeKickOff", 300.0, 2.0), 0.0)
+    assert not h.due(gt("BeforeKickOff", 300.0, 2.0), HALF_TIME_WAIT - 0.1)
+    assert h.due(gt("BeforeKickOff", 300.0, 2.0), HALF_TIME_WAIT)
+
+
 def test_accounting_counts_the_free_kicks_each_team_was_awarded():
     """A free kick (or a direct one) is counted once, for the side the referee awarded it, however long it lasts;
     `villa games` sums and shows them."""
@@ -341,6 +366,29 @@ def test_simspark_game(tmp_path):
     # when the game ends (executed), but was neither refused nor fell
     assert r["A"]["first_kick"] is not None and r["A"]["first_kick"] <= 3.0, r["A"]
     assert r["A"]["kick_log"] and r["A"]["kick_log"][0]["outcome"] in ("executed", "completed"), r["A"]["kick_log"]
+
+
+def test_simspark_half_time(tmp_path, monkeypatch):
+    """SimSpark's half time through a socket game: the game clock (all its trainer has) stands at 300 s until the
+    second half's kick-off, which the host gives the right team once both robots stood beamed (a host that waited for
+    the clock to reach its next sample stalled there). The trainer's (time 296) starts the game near the half."""
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    start = G.SocketGame.start
+
+    def late(self, trainer):
+        trainer.send("(time 296)")
+        trainer.wait_for(lambda g: g.game_time >= 296.0, timeout=30.0)
+        start(self, trainer)
+
+    monkeypatch.setattr(G.SocketGame, "start", late)
+    r = G.play_game(_specs(tmp_path, duration=10.0, players=1, server="simspark")[0], threading.Event())
+    assert r["duration"] >= 10.0 and r["A"]["errors"] == 0 and r["B"]["errors"] == 0
+    assert len(r["A"]["kickoff_times"]) == 1 and len(r["B"]["kickoff_times"]) == 1   # left first, right second
+    assert r["B"]["kickoff_times"][0] is not None          # its taker moved the ball (SimSpark is not repeatable)
 
 
 def _villa(*args, **kw):

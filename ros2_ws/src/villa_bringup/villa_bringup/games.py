@@ -408,15 +408,16 @@ class SocketGame(Game):
                     raise KeyboardInterrupt
                 if not server.alive():
                     raise GameError(f"the server exited: {server.log()[-500:]}")
-                if self.half_time.pending:      # SimSpark's clock stands before a kick-off: the players' goes on
-                    self.wait_perceived(SAMPLE_EVERY * CYCLE, stop)
+                if gt.play_mode == "BeforeKickOff":     # half time: SimSpark's clock (the game clock) stands until
+                    self.wait_perceived(SAMPLE_EVERY * CYCLE, stop)     # the kick-off; the players' goes on
                     gt = trainer.truth() or gt
                     next_t = gt.sim_time
                 else:
                     next_t += SAMPLE_EVERY * CYCLE
                     try:
-                        gt = trainer.wait_for(lambda g, t=next_t: g.sim_time >= t - 1e-6 or game_over(g),
-                                              timeout=self.spec.stall_timeout)  # SimSpark's clock stops at GameOver
+                        gt = trainer.wait_for(lambda g, t=next_t: g.sim_time >= t - 1e-6 or
+                                              g.play_mode in ("BeforeKickOff", "GameOver"),
+                                              timeout=self.spec.stall_timeout)
                     except Exception as e:
                         raise GameError(f"simulated time stood still for {self.spec.stall_timeout:.0f} s ({e})") from e
                 played = self.sample(gt, trainer.kick_off, progress, min(pl.sim_time for pl in self.players))
