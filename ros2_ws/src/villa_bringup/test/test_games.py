@@ -58,23 +58,21 @@ def test_same_seed_same_game_and_the_accounting(tmp_path):
     assert not odd.a_left
 
 
-def _clock_at(monkeypatch, phase: str, play_time: float) -> None:
-    """Hosted games that start with the game clock at `play_time` s of `phase` (instead of 300 s of play to get
-    there)."""
-    from rcsssmj.games.soccer.game_phase import GamePhase
-
+def _clock_at(monkeypatch, play_time: float) -> None:
+    """Hosted games whose kick-off comes with the game clock at `play_time` s (the trainer's (time t)) instead of
+    after that much play."""
     setup = G.HostedGame.setup
 
     def late(self, stop):
         server = setup(self, stop)
-        server.sim.game_state.switch_phase(GamePhase[phase], play_time)
+        server.set_game_time(play_time)
         return server
 
     monkeypatch.setattr(G.HostedGame, "setup", late)
 
 
 def test_a_game_plays_on_through_half_time_with_the_other_teams_kick_off(tmp_path, monkeypatch):
-    _clock_at(monkeypatch, "FIRST_HALF", 296.0)
+    _clock_at(monkeypatch, 296.0)
     r = G.play_game(_specs(tmp_path, duration=10.0, players=1)[0], threading.Event())
     assert 10.0 <= r["duration"] < 10.3             # to the next sample past 10 s
     assert len(r["A"]["kickoff_times"]) == 1 and len(r["B"]["kickoff_times"]) == 1   # left first, right second
@@ -83,7 +81,7 @@ def test_a_game_plays_on_through_half_time_with_the_other_teams_kick_off(tmp_pat
 
 def test_a_game_ends_at_the_servers_game_over_before_its_duration(tmp_path, monkeypatch):
     """A host stops at GameOver (the game clock stops there: a host counting it waited for ever)."""
-    _clock_at(monkeypatch, "SECOND_HALF", 596.0)
+    _clock_at(monkeypatch, 596.0)
     r = G.play_game(_specs(tmp_path, duration=30.0, players=1)[0], threading.Event())
     assert r["duration"] == pytest.approx(4.0, abs=0.1)
 
@@ -368,24 +366,25 @@ def test_simspark_game(tmp_path):
     assert r["A"]["kick_log"] and r["A"]["kick_log"][0]["outcome"] in ("executed", "completed"), r["A"]["kick_log"]
 
 
-def test_simspark_half_time(tmp_path, monkeypatch):
-    """SimSpark's half time through a socket game: the game clock (all its trainer has) stands at 300 s until the
-    second half's kick-off, which the host gives the right team once both robots stood beamed (a host that waited for
-    the clock to reach its next sample stalled there). The trainer's (time 296) starts the game near the half."""
+@pytest.mark.parametrize("server", ["villa", "simspark"])
+def test_half_time_over_sockets(tmp_path, monkeypatch, server):
+    """Half time through a socket game: SimSpark's game clock (all its trainer has) stands at 300 s until the second
+    half's kick-off, which the host gives the right team once both robots stood beamed (a host that waited for the
+    clock to reach its next sample stalled there). The trainer's (time 296) starts the game near the half."""
     from villa_sim.simspark import available
 
     ok, why = available()
-    if not ok:
+    if server == "simspark" and not ok:
         pytest.skip(why)
     start = G.SocketGame.start
 
     def late(self, trainer):
-        trainer.send("(time 296)")
+        trainer.set_game_time(296.0)
         trainer.wait_for(lambda g: g.game_time >= 296.0, timeout=30.0)
         start(self, trainer)
 
     monkeypatch.setattr(G.SocketGame, "start", late)
-    r = G.play_game(_specs(tmp_path, duration=10.0, players=1, server="simspark")[0], threading.Event())
+    r = G.play_game(_specs(tmp_path, duration=10.0, players=1, server=server, socket=True)[0], threading.Event())
     assert r["duration"] >= 10.0 and r["A"]["errors"] == 0 and r["B"]["errors"] == 0
     assert len(r["A"]["kickoff_times"]) == 1 and len(r["B"]["kickoff_times"]) == 1   # left first, right second
     assert r["B"]["kickoff_times"][0] is not None          # its taker moved the ball (SimSpark is not repeatable)

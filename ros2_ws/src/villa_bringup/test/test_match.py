@@ -89,6 +89,28 @@ def test_players_stand_in_real_time_mode(tmp_path, ros_domain):
         assert team["falls"] == 0 and team["down"] == 0.0, team
 
 
+def test_a_match_plays_through_half_time(tmp_path, ros_domain, monkeypatch):
+    """The second half through the nodes: the game clock set to 296 s before the kick-off (the trainer's (time t)),
+    the right team kicks off once both robots stood beamed again, and the match goes on to its --duration."""
+    from villa_bringup import match as M
+    from villa_sim.trainer import Trainer
+
+    kick_off = Trainer.kick_off
+
+    def late(self, side="Left"):
+        if side == "Left":
+            self.set_game_time(296.0)
+            self.wait_for(lambda g: g.game_time >= 296.0, timeout=30.0)
+        kick_off(self, side)
+
+    monkeypatch.setattr(Trainer, "kick_off", late)
+    result = M.play(M.match_args(duration=12.0, players=1, seed=1, log_dir=str(tmp_path)))
+    assert result["duration"] >= 12.0
+    left, right = result["teams"]["left"], result["teams"]["right"]
+    assert len(left["kickoff_times"]) == 1 and len(right["kickoff_times"]) == 1     # left first, right second
+    assert right["kickoff_times"][0] is not None
+
+
 def test_a_failing_stop_does_not_leave_the_rest_running():
     from villa_bringup.match import _stop_all
 

@@ -368,6 +368,7 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     gt = trainer.truth()
     standing = bool(getattr(args, "standing", False))
     keys = list(poses.latest) if standing and poses is not None else []
+    half_time = HalfTime()
 
     def players_time(g) -> float:
         """The time the slowest player's pose carries (SimSpark's trainer has only the game clock, which stands
@@ -387,7 +388,6 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     start_game, start_wall = clock(gt), time.monotonic()
     last_sim, last_advance = server_time(gt), time.monotonic()
     last_print = 0.0
-    half_time = HalfTime()
     cpu = CpuMeter()
 
     def cpu_groups() -> dict[str, list[int]]:           # per process: the simulator, each player's or node's

@@ -83,12 +83,9 @@ def test_half_time_goes_to_the_second_halfs_kick_off_and_the_game_ends_after_it(
     """SimSpark's half time on villa sim: at 300 s of play BeforeKickOff (clock at 300 s, ball on the centre spot,
     score kept) instead of GameOver; a host kicks the second half off; GameOver after 600 s. (A 600 s game waited at
     rcssservermj's first-half GameOver for ever.)"""
-    from rcsssmj.games.soccer.game_phase import GamePhase
-
     server = HostedServer(vision_noise=False, seed=1)
-    state = server.sim.game_state
-    state.switch_phase(GamePhase.FIRST_HALF, 299.5)     # the clock near the end of the first half
-    state.left_team_score = 2
+    server.sim.game_state.left_team_score = 2
+    server.set_game_time(299.5)                         # the trainer's (time t): near the end of the first half
     server.kick_off("Left")
     server.step()
     server.place_ball(2.0, -1.5)
@@ -108,8 +105,9 @@ def test_half_time_goes_to_the_second_halfs_kick_off_and_the_game_ends_after_it(
         server.step()
     gt = server.truth()
     assert gt.play_mode == "KickOff_Right" and gt.game_time > 300.1
-    state.switch_phase(GamePhase.SECOND_HALF, 599.7)    # near the end of the second half
-    server.kick_off("Left")
+    server.set_game_time(599.7)                         # near the end of the second half; the play mode stays
+    server.step()
+    assert server.truth().play_mode == "KickOff_Right" and server.truth().game_time > 599.7
     for _ in range(30):
         server.step()
     gt = server.truth()

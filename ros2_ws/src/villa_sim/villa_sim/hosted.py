@@ -18,7 +18,7 @@ from rcsssmj.games.soccer.sim.soccer_commands import DropBallCommand, KickOffCom
 from rcsssmj.games.teams import TeamSide
 from rcsssmj.server.perception_encoder import DefaultPerceptionEncoder
 
-from villa_sim.simulation import VillaActionParser, VillaSoccerSimulation, keeping_joint_angles
+from villa_sim.simulation import GameTimeCommand, VillaActionParser, VillaSoccerSimulation, keeping_joint_angles
 from villa_sim.trainer import GroundTruth, parse_ground_truth
 
 
@@ -74,6 +74,10 @@ class HostedServer:
     def drop_ball(self) -> None:
         """The trainer's (dropBall): play on with the ball where it lies, applied with the next step."""
         self._commands.append(DropBallCommand())
+
+    def set_game_time(self, play_time: float) -> None:
+        """The trainer's (time t): the game clock at t s, applied with the next step."""
+        self._commands.append(GameTimeCommand(play_time))
 
     def place_ball(self, x: float, y: float) -> None:
         """The ball at rest on the field at (x, y) (global frame), now."""

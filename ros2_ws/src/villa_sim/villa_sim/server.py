@@ -11,7 +11,7 @@ from rcsssmj.games.soccer.server.soccer_server import SoccerSimServer
 from rcsssmj.server.remote_monitor import RemoteMonitor
 from rcsssmj.sim.state_info import SceneGraph
 
-from villa_sim.simulation import VillaActionParser, VillaSoccerSimulation
+from villa_sim.simulation import GameTimeCommand, VillaActionParser, VillaSoccerSimulation
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,8 @@ TRUTH_ONLY = "villaTruthOnly"     # a monitor's command (villa_sim.trainer.Train
 
 
 class _MonitorCommands(SoccerCommandParser):
-    """The soccer monitor commands, plus (villaTruthOnly) for the monitor connection it parses for."""
+    """The soccer monitor commands, plus SimSpark's (time t) and (villaTruthOnly) for the monitor connection it parses
+    for."""
 
     def __init__(self, monitor: VillaMonitor) -> None:
         super().__init__()
@@ -42,6 +43,11 @@ class _MonitorCommands(SoccerCommandParser):
         if node[0] == TRUTH_ONLY.encode():
             self._monitor.truth_only = True
             return None
+        if node[0] == b"time" and len(node) == 2:           # SimSpark's (time t): the game clock
+            try:
+                return GameTimeCommand(float(node[1]))
+            except ValueError:
+                return None
         return super().parse_node(node)
 
 

@@ -43,6 +43,7 @@ from rcsssmj.resources.spec_provider import ModelSpecProvider
 from rcsssmj.sim.actions import SimAction
 from rcsssmj.sim.agent_id import AgentID, strip_agent_prefix
 from rcsssmj.sim.audio_engine import a_step
+from rcsssmj.sim.commands import MonitorCommand
 from rcsssmj.sim.perceptions import AgentDetection, ObjectDetection, VisionPerception
 from rcsssmj.sim.state_info import SimStateInformation
 
@@ -126,6 +127,16 @@ class GroundTruth(SimStateInformation):
 
     def to_sexp(self, full: bool) -> str:
         return self._text
+
+
+class GameTimeCommand(MonitorCommand):
+    """SimSpark's trainer command ``(time t)``: the game clock at t s (VillaSoccerSimulation.set_game_time)."""
+
+    def __init__(self, play_time: float) -> None:
+        self.play_time = play_time
+
+    def perform(self, ci) -> None:
+        ci.set_game_time(self.play_time)
 
 
 class _ZeroNewControls:
@@ -271,6 +282,15 @@ class VillaSoccerSimulation(SoccerSimulation):
         self.ball.drop_at(0.0, 0.0)
         logger.info("half time: score %d:%d, second half before its kick-off", self.game_state.left_team_score,
                     self.game_state.right_team_score)
+
+    def set_game_time(self, play_time: float) -> None:
+        """The game clock at `play_time` s, in the half that time falls in; the play mode stays (SimSpark's trainer
+        command (time t), GameStateAspect::SetTime: tests and benchmarks start a game near its half time)."""
+        state = self.game_state
+        mode = state.play_mode
+        half = GamePhase.FIRST_HALF if play_time < self.rules.half_time else GamePhase.SECOND_HALF
+        state.switch_phase(half, play_time)
+        state.set_play_mode(mode)
 
     # --- actions -----------------------------------------------------------------------------------
 

@@ -117,6 +117,10 @@ class Trainer:
     def kick_off(self, side: str = "Left") -> None:
         self.send(f"(kickOff {side})")
 
+    def set_game_time(self, play_time: float) -> None:
+        """SimSpark's (time t), which villa sim takes too: the game clock at t s."""
+        self.send(f"(time {play_time:g})")
+
     def play_mode(self, mode: str) -> None:
         self.send(f"(playMode {mode})")
 
