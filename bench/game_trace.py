@@ -63,8 +63,8 @@ class Traced:
 
     rows: list[dict]
 
-    def sample(self, gt, kick_off, progress) -> float:
-        played = super().sample(gt, kick_off, progress)
+    def sample(self, gt, kick_off, progress, now: float) -> float:
+        played = super().sample(gt, kick_off, progress, now)
         self.rows.append(trace_row(self, gt, played))
         return played
 
