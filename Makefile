@@ -2,8 +2,8 @@
 # (scripts/setup.sh is idempotent and takes about a second when nothing changed).
 .PHONY: demo test setup lint doctor clean
 
-demo: setup  ## run the main job: a match on the embedded simulator (villa v AllBall, 2 v 2, 120 simulated s)
-	@bash -c 'source scripts/env.sh && villa match $(MATCH_ARGS)'
+demo: setup  ## run the main job: a match on the embedded simulator (villa v AllBall, 2 v 2, two halves of 300 simulated s)
+	@bash -c 'source scripts/env.sh && villa match --duration 600 $(MATCH_ARGS)'
 
 test:  ## run every package's tests (what CI runs)
 	@scripts/test.sh
