@@ -156,6 +156,12 @@ def test_accounting_times_each_kick_off_until_the_ball_leaves_its_spot():
     assert kickoffs(samples + [(late - 0.1, "KickOff_Left", 0.0)]) == ([1.2], [None])      # cut short: left out
     assert kickoffs(samples + [(late, "KickOff_Left", 0.0)]) == ([1.2, None], [None])      # late: counted
     assert kickoffs(samples + [(late - 0.1, "PlayOn", 0.5)]) == ([1.2, round(late - 0.1 - 60.0, 2)], [None])
+    # after a goal SimSpark's first kick-off sample still shows the ball in the net; it is timed from the kick-off's
+    # start once seen on the centre spot (every such kick-off was timed 0.2 s)
+    after_goal = [(0.0, "Goal_Left", 15.2), (3.0, "KickOff_Right", 15.2), (3.2, "KickOff_Right", 0.0),
+                  (4.4, "KickOff_Right", 0.1), (4.6, "PlayOn", 0.6)]
+    assert kickoffs(after_goal) == ([], [1.6])
+    assert kickoffs(after_goal[:3] + [(9.0, "PlayOn", 0.0)]) == ([], [None])
 
 
 def test_half_time_kicks_off_once_every_player_stood_beamed_for_settle_or_after_the_longest_wait():

@@ -241,8 +241,8 @@ class Accounting:
 
     def _watch_play_mode(self, gt) -> None:
         """The play mode's changes: each free kick (FREE_KICK_MODES) is counted for the side awarded it; each kick-off
-        (the mode turning KickOff_Left / _Right) gets the s until the ball first lies KICKOFF_MOVED m from its spot
-        then, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode to PlayOn
+        (the mode turning KickOff_Left / _Right) gets the s until the ball, seen on the centre spot, first lies
+        KICKOFF_MOVED m from it, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode to PlayOn
         after its kick-off time, the ball still on the spot)."""
         mode = gt.play_mode
         self._game_time = gt.game_time
@@ -252,11 +252,17 @@ class Accounting:
             elif mode in ("KickOff_Left", "KickOff_Right"):
                 side = "left" if mode == "KickOff_Left" else "right"
                 self.stats[side].kickoffs.append(None)
-                self._kickoff = (side, gt.game_time, (gt.ball[0], gt.ball[1]))
+                self._kickoff = (side, gt.game_time, False)
         self._mode = mode
         if self._kickoff is not None:
-            side, since, spot = self._kickoff
-            if math.dist(spot, gt.ball[:2]) >= KICKOFF_MOVED:
+            # timed from the centre spot once the ball was seen there: SimSpark's referee moves the ball there from the
+            # net after the kick-off has begun (its first sample showed it in the net, and every kick-off after a goal
+            # was timed at 0.2 s, the next sample)
+            side, since, placed = self._kickoff
+            off = math.hypot(gt.ball[0], gt.ball[1])
+            if not placed:
+                self._kickoff = (side, since, off < KICKOFF_MOVED)
+            elif off >= KICKOFF_MOVED:
                 self.stats[side].kickoffs[-1] = round(gt.game_time - since, 2)
                 self._kickoff = None
 
