@@ -242,8 +242,8 @@ class Accounting:
     def _watch_play_mode(self, gt) -> None:
         """The play mode's changes: each free kick (FREE_KICK_MODES) is counted for the side awarded it; each kick-off
         (the mode turning KickOff_Left / _Right) gets the s until the ball, seen on the centre spot, first lies
-        KICKOFF_MOVED m from it, on the kicking team's list (None while it has not moved; SimSpark's referee turns the mode to PlayOn
-        after its kick-off time, the ball still on the spot)."""
+        KICKOFF_MOVED m from it, on the kicking team's list (None while it has not moved; SimSpark's referee turns the
+        mode to PlayOn after its kick-off time, the ball still on the spot)."""
         mode = gt.play_mode
         self._game_time = gt.game_time
         if mode != self._mode:
