@@ -367,14 +367,14 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     account = Accounting(left_team, right_team)
     gt = trainer.truth()
     standing = bool(getattr(args, "standing", False))
-    keys = list(poses.latest) if standing and poses is not None else []
     half_time = HalfTime()
 
     def players_time(g) -> float:
-        """The time the slowest player's pose carries (SimSpark's trainer has only the game clock, which stands
-        before a kick-off), or the trainer's simulated time while not every player has sent one."""
-        stamps = [poses.stamps.get(k) for k in (keys or list(poses.latest))] if poses is not None else []
-        return min(stamps) if stamps and all(s is not None for s in stamps) else g.sim_time
+        """The time the slowest player's latest pose carries (SimSpark's trainer has only the game clock, which
+        stands before a kick-off; every player published before the kick-off, PoseListener.wait_time), or the
+        trainer's simulated time without poses."""
+        stamps = list(poses.stamps.values()) if poses is not None else []
+        return min(stamps) if stamps else g.sim_time
 
     def server_time(g) -> float:
         """What shows the simulation goes on: the trainer's simulated time, or the players' while the clock stands
