@@ -65,10 +65,11 @@ def test_server_runs_headless_on_its_own_ports_and_stops(server):
     assert "$agentSyncMode = true" in text and "$serverMultiThreadedMode = false" in text
 
 
-def test_a_server_ends_with_the_process_that_started_it_when_that_is_killed():
-    """A villa killed with SIGKILL never runs its clean stop: the server must not play on alone (villa_sim.lifetime)."""
-    code = ("import sys; from villa_sim.simspark import SimSparkServer; s = SimSparkServer(); print(s.proc.pid, "
-            "flush=True); sys.stdin.read()")
+def test_a_server_ends_with_the_process_that_started_it_when_that_is_killed(tmp_path):
+    """A villa killed with SIGKILL never runs its clean stop: the server must not play on alone (villa_sim.lifetime).
+    Its directory is pytest's: nothing removes a killed villa's temporary one."""
+    code = ("import sys; from villa_sim.simspark import SimSparkServer; "
+            f"s = SimSparkServer(directory={str(tmp_path)!r}); print(s.proc.pid, flush=True); sys.stdin.read()")
     assert not outlives_killed_parent(code, "rcssserver3d")
 
 
