@@ -354,6 +354,24 @@ def test_goalie_dives_at_a_shot():
     assert p.decide(w, D.PLAY_ON, 5.0, True).skill == "dive_center"
 
 
+def test_a_goalie_closest_to_a_ball_in_our_box_goes_for_it():
+    """§9.1: the goalie takes the onBall role for a ball in our goal box when it is the closest, and a field player
+    covers the goal (goalieReplacement). Issue 19: the goalie held both roles and acted as "goalie"; a still ball
+    1 m from our goal lay 8 s beside it until AllBall walked it in."""
+    pos = {1: (-14.5, 0.0, 0.0), 2: (-6.0, 1.0, 0.0), 3: (-3.0, -2.0, 0.0)}
+    ball = (-14.0, 1.2)
+    decisions = {u: D.TeamPlayer(u, D.StrategyParams(team_size=3)).decide(
+        _view(pos[u], ball, {v: pos[v][:2] for v in pos if v != u}), D.PLAY_ON, 1.0, True) for u in pos}
+    assert decisions[1].role == "onBall" and decisions[1].assignment["onBall"] == 1
+    assert {decisions[2].role, decisions[3].role} == {"goalieReplacement", "stopper"}
+    assert math.dist(decisions[1].target, ball) < 0.6                    # at the ball, not on the goalie's line
+    assert decisions[1].walk is not None and not decisions[1].walk.stop
+    # the ball out of our box: the goalie is back on its line
+    d = D.TeamPlayer(1, D.StrategyParams(team_size=3)).decide(
+        _view(pos[1], (-10.0, 1.2), {2: pos[2][:2], 3: pos[3][:2]}), D.PLAY_ON, 1.0, True)
+    assert d.role == "goalie" and d.target[0] == pytest.approx(goalie.GOALIE_LINE)
+
+
 def test_a_team_of_one_or_two_goes_for_the_ball():
     """Issue 16: unum 1 of a team of one played goalie and never went for the ball. A goalie is reserved only from
     formation.GOALIE_MIN_TEAM players on; smaller teams are field players and the closest one takes the ball."""
