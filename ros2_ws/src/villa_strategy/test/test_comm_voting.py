@@ -84,6 +84,16 @@ def test_voting_majority_tie_to_most_recent_and_window():
     assert v.winner() == "A"
 
 
+def test_voting_cleared_has_no_winner_until_the_next_vote():
+    v = Voting(window=3)
+    for m in ("A", "A", "A"):
+        v.vote(m)
+    v.clear()
+    assert v.winner() is None
+    v.vote("B")
+    assert v.winner() == "B"
+
+
 def test_voting_converges_with_one_wrong_agent_and_drops():
     rng = np.random.default_rng(0)
     v = Voting(window=9)

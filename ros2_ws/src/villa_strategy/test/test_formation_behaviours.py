@@ -372,6 +372,24 @@ def test_a_goalie_closest_to_a_ball_in_our_box_goes_for_it():
     assert d.role == "goalie" and d.target[0] == pytest.approx(goalie.GOALIE_LINE)
 
 
+def test_votes_from_before_the_beams_do_not_take_the_kick_off_takers_role():
+    """§11.4 votes describe where the players stood: those of the play before a goal (our own here; heard ones too)
+    outvoted the kick-off's own mapping at its first cycles, and our taker, made stopper, stepped aside at the whistle
+    (issue 19: its kick then started after the walk's stop, from off its spot). The beams forget them."""
+    p = D.TeamPlayer(2, D.StrategyParams(team_size=3))
+    for t in (10.0, 10.02, 10.04):                          # in play unum 3 is at the ball: onBall; we are stopper
+        d = p.decide(_view((-3.0, 0.0, 0.0), (5.0, 3.0), {1: (-14.0, 0.0), 3: (4.7, 3.0)}), D.PLAY_ON, t, True)
+        assert d.role == "stopper"
+    d = p.decide(_view((-3.0, 0.0, 0.0), (-15.2, 0.5), {1: (-14.0, 0.0), 3: (4.7, 3.0)}), D.GOAL_OPP, 11.0, True)
+    assert d.role == "onBall" and d.beam is not None                 # beamed as the kick-off taker
+    spot = d.beam
+    mates = {1: (-14.0, 0.0), 3: (-0.5, 1.0)}
+    d = p.decide(D.WorldView(pose=spot, ball=(0.0, 0.0), teammates=mates, since_beam=3.0), D.KICK_OFF_OWN, 14.0,
+                 True)
+    assert d.role == "onBall" and d.assignment["onBall"] == 2
+    assert d.walk is None or d.walk.stop or d.walk.parameter_set == "kickApproach"     # no step aside
+
+
 def test_a_team_of_one_or_two_goes_for_the_ball():
     """Issue 16: unum 1 of a team of one played goalie and never went for the ball. A goalie is reserved only from
     formation.GOALIE_MIN_TEAM players on; smaller teams are field players and the closest one takes the ball."""

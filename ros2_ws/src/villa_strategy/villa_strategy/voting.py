@@ -22,6 +22,10 @@ class Voting:
         self._clock += 1
         self.votes.append((self._clock, mapping))
 
+    def clear(self) -> None:
+        """Forget every vote (the mappings voted for no longer describe where the players stand)."""
+        self.votes.clear()
+
     def winner(self) -> Hashable | None:
         if not self.votes:
             return None
