@@ -341,11 +341,9 @@ class TeamPlayer:
         # §9.1: a goalie closest to a ball in our box holds both roles and plays onBall (goalieReplacement covers the
         # goal); taken by ROLE_ORDER it stayed "goalie" and nobody went for that ball (issue 19's traces: a ball 1 m
         # from our goal lay 8 s with the goalie beside it, then AllBall walked it in)
-        role = next((r for r, u in agreed.items() if u == self.unum), "onBall")
-        if agreed.get("onBall") == self.unum:
-            role = "onBall"
-        if self.p.variant == "allball" and self.unum != self.goalie and (self.unum != self.barred
-                                                                          or agreed.get("onBall") == self.unum):
+        on_ball = agreed.get("onBall") == self.unum
+        role = "onBall" if on_ball else next((r for r, u in agreed.items() if u == self.unum), "onBall")
+        if self.p.variant == "allball" and self.unum != self.goalie and (self.unum != self.barred or on_ball):
             role = "onBall"
             method = "allball"
         goalie_on_ball = self.goalie is not None and agreed.get("onBall") == self.goalie
@@ -354,7 +352,7 @@ class TeamPlayer:
         obstacles += [np.array(o) for o in w.opponents]
         face = math.atan2(ball[1] - me[1], ball[0] - me[0])
 
-        if self.unum == self.goalie and role in ("goalie", "onBall") and (skill := self._dive(w, ball, me, game_time)):
+        if self.unum == self.goalie and (skill := self._dive(w, ball, me, game_time)):   # as goalie or onBall
             return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
         if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
             kick = self._kick(w, ball, me, theta, play_mode, game_time)
