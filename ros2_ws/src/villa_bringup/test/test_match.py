@@ -104,8 +104,10 @@ def test_a_match_plays_through_half_time(tmp_path, ros_domain, monkeypatch):
         kick_off(self, side)
 
     monkeypatch.setattr(Trainer, "kick_off", late)
-    result = M.play(M.match_args(duration=12.0, players=1, seed=1, log_dir=str(tmp_path)))
-    assert result["duration"] >= 12.0
+    # 20 s: room for a second kick-off kick (a make test under a 50-game row's load: the right taker's first kick fell,
+    # it got up and kicked again 3 s later, after a 12-s match had ended)
+    result = M.play(M.match_args(duration=20.0, players=1, seed=1, log_dir=str(tmp_path)))
+    assert result["duration"] >= 20.0
     left, right = result["teams"]["left"], result["teams"]["right"]
     assert len(left["kickoff_times"]) == 1 and len(right["kickoff_times"]) == 1     # left first, right second
     assert right["kickoff_times"][0] is not None

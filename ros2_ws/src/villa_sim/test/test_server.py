@@ -142,7 +142,12 @@ def test_trainer_kicks_off_places_ball_and_players():
         for _ in range(10):
             msg = a.recv()
             a.send(hold)
-        gt = trainer.truth()
+        # the trainer's truth arrives on its own thread, and under load it lagged the agent's cycles (the truth of
+        # sim time 0.12 s, BeforeKickOff): wait for the update that shows the commands (TrainerError if none comes)
+        player = ("left", 3)
+        gt = trainer.wait_for(lambda g: g.play_mode != "BeforeKickOff" and player in g.players
+                              and math.dist(g.ball[:2], (3.0, -2.0)) < 0.05
+                              and math.dist(g.players[player].position[:2], (1.0, 1.0)) < 0.1, timeout=30)
         assert gt.play_mode in ("KickOff_Left", "PlayOn")
         assert gt.ball[:2] == pytest.approx((3.0, -2.0), abs=0.05)
         p = gt.players[("left", 3)]
