@@ -105,15 +105,13 @@ def test_walk_inputs_section_10_4_1():
     assert B.turn_input(math.pi / 2) == pytest.approx(0.5)
 
 
-def test_go_to_with_fast_turn_turns_at_full_speed_toward_a_target_far_off_its_heading_and_as_the_seed_near_it():
+def test_go_to_turns_at_full_speed_toward_a_target_far_off_its_heading_and_as_the_seed_near_it():
     # issue 19: at degrees / 180 a stopper 55-65 deg off its target walked sideways for 30 s without turning
     for bearing in (55.0, 90.0, -120.0):
         a = math.radians(bearing)
-        w = B.go_to((0.0, 0.0), 0.0, (4 * math.cos(a), 4 * math.sin(a)), fast_turn=True)
-        assert w.theta == pytest.approx(math.copysign(1.0, bearing))
         w = B.go_to((0.0, 0.0), 0.0, (4 * math.cos(a), 4 * math.sin(a)))
-        assert w.theta == pytest.approx(B.turn_input(a))                   # without: the seed's degrees / 180
-    w = B.go_to((0.0, 0.0), 0.0, (4 * math.cos(0.2), 4 * math.sin(0.2)), fast_turn=True)
+        assert w.theta == pytest.approx(math.copysign(1.0, bearing))
+    w = B.go_to((0.0, 0.0), 0.0, (4 * math.cos(0.2), 4 * math.sin(0.2)))
     assert w.theta == pytest.approx(B.turn_input(0.2)) and w.parameter_set == "sprint"
     turns = [B.far_turn(math.radians(d)) for d in range(0, 181, 5)]
     assert turns == sorted(turns) and turns[-1] == 1.0                  # continuous and growing
@@ -385,15 +383,6 @@ def test_a_goalie_closest_to_a_ball_in_our_box_goes_for_it():
     d = D.TeamPlayer(1, D.StrategyParams(team_size=3)).decide(
         _view(pos[1], (-10.0, 1.2), {2: pos[2][:2], 3: pos[3][:2]}), D.PLAY_ON, 1.0, True)
     assert d.role == "goalie" and d.target[0] == pytest.approx(goalie.GOALIE_LINE)
-
-
-def test_a_stopper_far_off_its_spot_turns_toward_it_at_full_speed():
-    """Issue 19: a stopper 4-8 m behind its spot, facing 55-65 deg off it, was told turn 0.3 (degrees / 180), walked
-    sideways (x 0.2, y 1.0) and did not turn for 30 s; the formation walk turns with behaviours.far_turn."""
-    d = D.TeamPlayer(3, D.StrategyParams(team_size=3)).decide(
-        _view((4.8, -1.3, math.radians(-62)), (13.1, -0.8), {1: (-14.5, 0.0), 2: (12.1, -0.8)}), D.PLAY_ON, 40.0, True)
-    assert d.role == "stopper" and math.dist(d.target, (4.8, -1.3)) > 5.0
-    assert d.walk.theta == pytest.approx(1.0)
 
 
 def test_votes_from_before_the_beams_do_not_take_the_kick_off_takers_role():

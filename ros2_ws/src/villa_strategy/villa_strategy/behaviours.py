@@ -182,13 +182,10 @@ def far_turn(err: float) -> float:
 
 
 def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), body: Body | None = None,
-          arrive: float = 0.1, near_ball: bool = False, face_within: float = 0.5,
-          fast_turn: bool = False) -> WalkOrder:
+          arrive: float = 0.1, near_ball: bool = False, face_within: float = 0.5) -> WalkOrder:
     """Move and turn toward a target at once (§10.2); within `face_within` m of it face `face` (the ball) instead
     (§12.3); the parameter set by walk_set (§10.3), the walk direction by that set's speeds (`body`,
-    default_body()). The turn: near_ball_turn near the ball, far_turn with `fast_turn` (a player walking to its
-    formation spot), §10.4.1's degrees / 180 otherwise (the on-ball approach from afar, tuned with it; with far_turn
-    there too AllBall's two chasers reached the ball sooner and the ball lay in their third less: issue 19)."""
+    default_body()), the turn by far_turn (near_ball_turn near the ball)."""
     body = body or default_body()
     me = np.asarray(me_xy, float)[:2]
     target = np.asarray(target, float)[:2]
@@ -202,7 +199,7 @@ def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(
     x, y = normalized_walk(rel, *body.speed(pset)) if dist >= arrive else (0.0, 0.0)
     scale = min(1.0, dist / 0.5) if dist < 0.5 else 1.0   # slow down on arrival
     want = heading if dist > face_within or face is None else face
-    theta = (near_ball_turn if near_ball else far_turn if fast_turn else turn_input)(wrap(want - me_theta))
+    theta = (near_ball_turn if near_ball else far_turn)(wrap(want - me_theta))
     return WalkOrder(x * scale, y * scale, theta, pset)
 
 

@@ -386,7 +386,7 @@ class TeamPlayer:
         # §12.2: a supporter walks around the ball too (issue 19: the stopper, whose spot is behind the ball, walked
         # through it from the far side and pushed it toward our goal); the goalie goes to the ball's line as it is
         around = obstacles if role == "goalie" else [*obstacles, np.array(ball, float)[:2]]
-        walk = B.go_to(me, theta, target, face=face, obstacles=around, body=self.body, fast_turn=True)
+        walk = B.go_to(me, theta, target, face=face, obstacles=around, body=self.body)
         return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
                         say=say, assignment=agreed, method=method)
 
