@@ -164,28 +164,11 @@ def near_ball_turn(err: float, turn_range: float = TURN_RANGE) -> float:
     return math.copysign(max(LEAST_TURN, min(1.0, abs(err) / turn_range)), err)
 
 
-FAR_TURN_FROM = math.radians(15)   # rad: away from the ball the turn is the seed's degrees / 180 up to this error
-FAR_TURN_FULL = math.radians(50)   # ... and grows from there to full speed at this one
-
-
-def far_turn(err: float) -> float:
-    """Normalized turn for a heading error `err` (rad) away from the ball: §10.4.1's degrees / 180 within
-    FAR_TURN_FROM (the sprint walks there, tuned to turn that little), then linearly to full speed at FAR_TURN_FULL.
-    A deviation (issue 19): walking sideways our walk turns at a fraction of what it is told (villa sim games: told
-    0.2-0.4, the players turned 5 deg/s), so at degrees / 180 a player 40-70 deg off its target walked sideways at
-    0.3 m/s for the rest of its way (a stopper 30 s at -55 deg; 4 m at 90 deg took 17 s, 9-10 s with this turn)."""
-    low = turn_input(FAR_TURN_FROM)
-    a = abs(err)
-    if a <= FAR_TURN_FROM:
-        return turn_input(err)
-    return math.copysign(min(1.0, low + (1.0 - low) * (a - FAR_TURN_FROM) / (FAR_TURN_FULL - FAR_TURN_FROM)), err)
-
-
 def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(), body: Body | None = None,
           arrive: float = 0.1, near_ball: bool = False, face_within: float = 0.5) -> WalkOrder:
     """Move and turn toward a target at once (§10.2); within `face_within` m of it face `face` (the ball) instead
     (§12.3); the parameter set by walk_set (§10.3), the walk direction by that set's speeds (`body`,
-    default_body()), the turn by far_turn (near_ball_turn near the ball)."""
+    default_body())."""
     body = body or default_body()
     me = np.asarray(me_xy, float)[:2]
     target = np.asarray(target, float)[:2]
@@ -199,7 +182,7 @@ def go_to(me_xy, me_theta: float, target, face: float | None = None, obstacles=(
     x, y = normalized_walk(rel, *body.speed(pset)) if dist >= arrive else (0.0, 0.0)
     scale = min(1.0, dist / 0.5) if dist < 0.5 else 1.0   # slow down on arrival
     want = heading if dist > face_within or face is None else face
-    theta = (near_ball_turn if near_ball else far_turn)(wrap(want - me_theta))
+    theta = (near_ball_turn if near_ball else turn_input)(wrap(want - me_theta))
     return WalkOrder(x * scale, y * scale, theta, pset)
 
 
