@@ -150,7 +150,7 @@ def test_trainer_kicks_off_places_ball_and_players():
                               and math.dist(g.players[player].position[:2], (1.0, 1.0)) < 0.1, timeout=30)
         assert gt.play_mode in ("KickOff_Left", "PlayOn")
         assert gt.ball[:2] == pytest.approx((3.0, -2.0), abs=0.05)
-        p = gt.players[("left", 3)]
+        p = gt.players[player]
         assert p.position[:2] == pytest.approx((1.0, 1.0), abs=0.1)
         assert abs(math.remainder(p.yaw - math.pi, 2 * math.pi)) < 0.1
         assert "(pm KickOff_Left)" in msg or "(pm PlayOn)" in msg
