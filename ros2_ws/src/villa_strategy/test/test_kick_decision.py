@@ -586,36 +586,6 @@ def test_near_their_goal_the_dribble_aims_at_the_gap_beside_the_goalie():
     assert walk.x > 0.5 and math.atan2(target[1] - ball[1], target[0] - ball[0]) == pytest.approx(aim)
 
 
-def test_near_their_goal_the_dribble_pushes_the_ball_into_whichever_gap_it_already_goes():
-    """A player behind a ball 2.5 m out, with their goalie at the goal's centre, pushes the ball the way it stands
-    while that way goes into a gap (issue 19: aimed at the larger gap's middle, which switched sides with the
-    goalie's estimate, a player 0.2-0.6 m behind such a ball circled it for 8 s)."""
-    from villa_strategy import penalty
-
-    ball = np.array([12.4, 0.3])
-    left, right = penalty.shot_windows(ball, (14.5, 0.0))          # equal gaps: the left one first, as before
-    assert left[0] > right[0] and left[1] == pytest.approx(right[1], abs=0.01)
-    # a millimetre of the goalie's estimate flips the larger gap's middle by more than 20 deg ...
-    flip = B.attack_direction(ball, [(14.5, -0.001)]) - B.attack_direction(ball, [(14.5, 0.001)])
-    assert abs(flip) > math.radians(20)
-    # ... but not the aim of a player standing behind the ball: the way it would push the ball, inside a gap
-    toward = math.atan2(ball[1] - 0.25, ball[0] - 12.1)             # from (12.1, 0.25): into the left gap
-    assert left[0] - left[1] < toward < left[0] + left[1]
-    for keeper_y in (-0.001, 0.001):
-        assert B.attack_direction(ball, [(14.5, keeper_y)], toward=toward) == pytest.approx(toward)
-    # pointing at the goalie: the nearer edge of a gap beside it, not across the goal
-    at_keeper = math.atan2(-0.05 - ball[1], 14.5 - ball[0])
-    aim = B.attack_direction(ball, [(14.5, 0.0)], toward=at_keeper)
-    assert aim == pytest.approx(right[0] + right[1])
-    # pointing wide of the post: the gap's outer edge on that side
-    wide = math.atan2(2.0 - ball[1], 14.5 - ball[0])
-    assert B.attack_direction(ball, [(14.5, 0.0)], toward=wide) == pytest.approx(left[0] + left[1])
-    # the dribble walks straight on through the ball
-    me = np.array([12.1, 0.25])
-    target, walk = B.dribble(me, toward, ball, [(14.5, 0.001)])
-    assert walk.x > 0.5 and math.atan2(target[1] - ball[1], target[0] - ball[0]) == pytest.approx(toward)
-
-
 def _team_view(me, ball, mates, opponents=()):
     return D.WorldView(pose=me, ball=ball, teammates=dict(mates), opponents=list(opponents))
 

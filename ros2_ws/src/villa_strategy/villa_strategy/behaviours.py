@@ -391,14 +391,10 @@ def push_ball(rel, err: float) -> WalkOrder:
 DRIBBLE_AIM_RANGE = 4.0     # m from their goal's centre: the dribble aims at the gap beside their goalie
 
 
-def attack_direction(ball, opponents=(), toward: float | None = None) -> float:
+def attack_direction(ball, opponents=()) -> float:
     """The way (rad, field frame) to move the ball toward their goal: at its centre; within DRIBBLE_AIM_RANGE m of it,
-    into a gap beside their goalie (the opponent nearest the goal, if within 2 m of it; §14's shot,
-    penalty.shot_windows): the larger gap's middle, or with `toward` (rad: the way the player would push the ball from
-    where it stands, §12.5) the direction in either gap's window nearest it. Issue 19: dribbled at the centre, the ball
-    ran into a goalie standing there; aimed at the larger gap's middle, a player 0.2-0.6 m behind a ball 2.5 m out
-    circled it for 8 s, its aim switching sides with the goalie's estimate at the goal's centre, where the two gaps
-    are equal."""
+    at the middle of the larger gap beside their goalie (the opponent nearest the goal, if within 2 m of it; §14's
+    shot, penalty.shot_window). Issue 19: dribbled at the centre, the ball ran into a goalie standing there."""
     ball = np.asarray(ball, float)[:2]
     to_goal = F.OPP_GOAL - ball
     if float(np.linalg.norm(to_goal)) > DRIBBLE_AIM_RANGE or ball[0] >= F.HALF_LENGTH:
@@ -407,11 +403,7 @@ def attack_direction(ball, opponents=(), toward: float | None = None) -> float:
     keeper = min(opp, key=lambda o: float(np.linalg.norm(o - F.OPP_GOAL)), default=None)
     if keeper is not None and float(np.linalg.norm(keeper - F.OPP_GOAL)) > 2.0:
         keeper = None                                         # none in goal: the whole mouth
-    windows = penalty.shot_windows(ball, keeper)
-    if toward is None:
-        return windows[0][0]
-    aims = [wrap(mid + max(-half, min(half, wrap(toward - mid)))) for mid, half in windows]
-    return min(aims, key=lambda a: abs(wrap(a - toward)))
+    return penalty.shot_window(ball, keeper)[0]
 
 
 FINISH_RANGE = 3.0          # m from their goal line: a ball this near is walked into the goal from where we stand
@@ -458,8 +450,8 @@ def dribble(me, theta: float, ball, opponents=(), obstacles=(), body: Body | Non
     goal is walked straight in (on_scoring_line).
     (target, walk order). The game's on-ball player and the optimizer's §10.3.1 driveBallToGoal task both run this."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
+    goal_dir = attack_direction(ball, opponents)
     agent_dir = math.atan2(ball[1] - me[1], ball[0] - me[0])
-    goal_dir = attack_direction(ball, opponents, toward=agent_dir)
     dist = float(np.linalg.norm(ball - me))
     direction = goal_dir
     if (dist < 0.6 and should_move_ball_in_current_direction(agent_dir, goal_dir, ball, opponents)) \

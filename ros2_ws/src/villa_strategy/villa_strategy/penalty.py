@@ -13,36 +13,27 @@ SHOT_POST_MARGIN = 0.2      # m inside a post: the nearest a shot's window goes 
 SHOT_KEEPER_HALF = 0.3      # m beside the goalie's centre: the nearest a shot's window goes to it
 
 
-def shot_windows(ball, opp_goalie=None) -> list[tuple[float, float]]:
-    """The gaps a shot or a dribble may go into (§14: between their goalie and a post), each as a window of directions
-    (its middle, its half width; rad, field frame, seen from the ball), SHOT_POST_MARGIN m inside the post and
-    SHOT_KEEPER_HALF m beside the goalie: both gaps beside a goalie in the goal mouth, the whole mouth (between the
-    margins) beside one outside it or none (None). A gap no wider than its margins is left out; with neither wider,
-    the larger gap's middle with half width 0."""
+def shot_window(ball, opp_goalie=None) -> tuple[float, float]:
+    """§14's shot, into the larger gap between their goalie and a post (the seed bisects the angle between them; here
+    with margins at both), as a window of directions: the penalty kick's, and (issue 19) every shot on goal's and the
+    dribble's aim near their goal. Returns (its middle, its half width) in rad, field frame, seen from the ball,
+    SHOT_POST_MARGIN m inside the post and SHOT_KEEPER_HALF m beside the goalie; half width 0 (the gap's middle) when
+    the gap is narrower than that. A goalie outside the goal
+    mouth leaves the whole mouth (between the margins) open, as does none (None)."""
     b = np.asarray(ball, float)[:2]
     g = None if opp_goalie is None else np.asarray(opp_goalie, float)[:2]
     inner = F.GOAL_WIDTH / 2 - SHOT_POST_MARGIN
     if g is None or abs(g[1]) > F.GOAL_WIDTH / 2 + SHOT_KEEPER_HALF:
-        gaps = [(inner, -inner)]
+        edges = (inner, -inner)
     else:
-        gaps = [(inner, g[1] + SHOT_KEEPER_HALF), (g[1] - SHOT_KEEPER_HALF, -inner)]   # left of the goalie (+y), right
-    gaps.sort(key=lambda e: e[1] - e[0])                        # the larger first
-    open_gaps = [e for e in gaps if e[0] > e[1]]
-    if not open_gaps:                                           # no gap wider than the margins: its middle
-        mid = (gaps[0][0] + gaps[0][1]) / 2
-        return [(math.atan2(mid - b[1], F.HALF_LENGTH - b[0]), 0.0)]
-    windows = []
-    for edges in open_gaps:
-        a0, a1 = (math.atan2(y - b[1], F.HALF_LENGTH - b[0]) for y in edges)
-        windows.append(((a0 + a1) / 2, abs(a0 - a1) / 2))
-    return windows
-
-
-def shot_window(ball, opp_goalie=None) -> tuple[float, float]:
-    """§14's shot, into the larger gap between their goalie and a post (the seed bisects the angle between them; here
-    with margins at both), as a window of directions (shot_windows' first): the penalty kick's and (issue 19) every
-    shot on goal's. Returns (its middle, its half width) in rad, field frame, seen from the ball."""
-    return shot_windows(ball, opp_goalie)[0]
+        left = (inner, g[1] + SHOT_KEEPER_HALF)                 # the gap on the left of the goalie (+y), ...
+        right = (g[1] - SHOT_KEEPER_HALF, -inner)               # ... and on its right
+        edges = max(left, right, key=lambda e: e[0] - e[1])
+    if edges[0] <= edges[1]:                                    # no gap wider than the margins: its middle
+        mid = (edges[0] + edges[1]) / 2
+        return math.atan2(mid - b[1], F.HALF_LENGTH - b[0]), 0.0
+    a0, a1 = (math.atan2(y - b[1], F.HALF_LENGTH - b[0]) for y in edges)
+    return (a0 + a1) / 2, abs(a0 - a1) / 2
 
 
 def striker_plan(ball, elapsed: float) -> str:
