@@ -52,6 +52,7 @@ KICKOFF_LINEUP_BALL = 0.3  # m from the centre spot: the ball the kick-off taker
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
 HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used when ours is not valid (§6)
+HEARD_MATE_AGE = 2.0       # s: what a teammate said of itself (where it is, that it is down) holds this long (§6)
 PENALTY_ROLES = ("", "striker", "goalie")   # §14 penalty shoot-out roles ("" = a game)
 PENALTY_SHOT_FOLLOW = 3.0  # s after its shot the striker dribbles again (§14: an unsuccessful kick is followed up)
 PENALTY_STRIKER_BEAM = (-0.4, 0.0, 0.0)     # behind the ball on the centre spot, facing their goal
@@ -202,14 +203,22 @@ class TeamPlayer:
         for u, xy in w.teammates.items():
             pos[u] = np.array(xy)
         for u, m in self.heard.items():  # what teammates said about themselves beats what we saw of them
-            if now - m.time < 2.0:
+            if now - m.time < HEARD_MATE_AGE:
                 pos[u] = np.array(m.position)
         return pos
+
+    def fallen_team(self, w: WorldView, now: float) -> set[int]:
+        """Our players that are down: ourselves, teammates seen down and those whose last word (§6's fallen bit, within
+        HEARD_MATE_AGE s) says so. §12.1's fallen adjustment needs every teammate's view to agree: with only its own
+        fall counted, a player down near the ball left onBall to a teammate, which left it to the fallen one (issue 19:
+        a villa sim game where nobody went for a ball 1.5 m from both for 8 s while one got up)."""
+        heard = {u for u, m in self.heard.items() if m.fallen and now - m.time < HEARD_MATE_AGE}
+        return set(w.fallen_mates) | heard | ({self.unum} if w.fallen else set())
 
     def assign(self, w: WorldView, ball: np.ndarray, now: float) -> dict[str, int]:
         pos = self.team_positions(w, now)
         unums = sorted(pos)[: self.p.team_size]
-        fallen = set(w.fallen_mates) | ({self.unum} if w.fallen else set())
+        fallen = self.fallen_team(w, now)
         closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.goalie, u in fallen) for u in unums}
         on_ball = min(closeness, key=closeness.get)
         if on_ball == self.barred:
