@@ -69,7 +69,6 @@ class WorldView:
     localized: bool = True
     fallen: bool = False
     teammates: dict[int, tuple[float, float]] = field(default_factory=dict)   # unum -> position (not us)
-    fallen_mates: set[int] = field(default_factory=set)
     opponents: list[tuple[float, float]] = field(default_factory=list)
     sees_ball: bool = False
     since_beam: float = math.inf     # s since our last beam (the robot and its estimates settle after the drop)
@@ -208,12 +207,13 @@ class TeamPlayer:
         return pos
 
     def fallen_team(self, w: WorldView, now: float) -> set[int]:
-        """Our players that are down: ourselves, teammates seen down and those whose last word (§6's fallen bit, within
+        """Our players that are down: ourselves and the teammates whose last word (§6's fallen bit, within
         HEARD_MATE_AGE s) says so. §12.1's fallen adjustment needs every teammate's view to agree: with only its own
         fall counted, a player down near the ball left onBall to a teammate, which left it to the fallen one (issue 19:
-        a villa sim game where nobody went for a ball 1.5 m from both for 8 s while one got up)."""
+        in a villa sim game nobody went for a ball for 8 s, 1.2-1.6 m from the one getting up and 1.7-3 m from the
+        other)."""
         heard = {u for u, m in self.heard.items() if m.fallen and now - m.time < HEARD_MATE_AGE}
-        return set(w.fallen_mates) | heard | ({self.unum} if w.fallen else set())
+        return heard | ({self.unum} if w.fallen else set())
 
     def assign(self, w: WorldView, ball: np.ndarray, now: float) -> dict[str, int]:
         pos = self.team_positions(w, now)
