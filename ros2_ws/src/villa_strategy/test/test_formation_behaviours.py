@@ -1,6 +1,5 @@
 """Formation (§11.1), set plays (§11.2), goalie (§9), behaviours (§12), the decision layer and its variants."""
 
-import dataclasses
 import math
 
 import numpy as np
@@ -278,39 +277,6 @@ def test_decision_roles_beam_and_say():
     assert out[1].role == "goalie" and out[2].role == "onBall" and out[3].role == "stopper"
     assert {d.assignment["onBall"] for d in out.values()} == {2}
     assert out[2].walk is not None and out[2].walk.x > 0
-
-
-def test_a_teammate_down_near_the_ball_is_counted_fallen_by_all_who_heard_it():
-    """§12.1's +1.5 m for a fallen player (§6: each says whether it is down) in every teammate's view, not only its
-    own: otherwise the fallen one leaves onBall to a teammate, which leaves it to the fallen one, and nobody goes for
-    the ball (issue 19: 8 s in a villa sim game)."""
-    params = D.StrategyParams(team_size=3)
-    players = {u: D.TeamPlayer(u, params) for u in (1, 2, 3)}
-    pos = {1: (-14.0, 0.0, 0.0), 2: (0.5, 0.1, 0.0), 3: (1.4, 0.9, 0.0)}
-    ball = (2.3, 2.4)           # 2.92 m from unum 2; 1.75 m from unum 3, which is down (+1.5 m: 3.25)
-
-    def play(fallen3: bool, t0: float) -> dict:
-        out = {}
-        for t in np.arange(t0, t0 + 1.0, 0.02):
-            for u, p in players.items():
-                mates = {v: pos[v][:2] for v in pos if v != u}
-                w = D.WorldView(pose=pos[u], ball=ball, teammates=mates, fallen=fallen3 and u == 3)
-                out[u] = dec = p.decide(w, D.PLAY_ON, t, True)
-                for v, q in players.items():
-                    if dec.say and v != u:
-                        q.hear(dec.say, t + 0.04, True)
-        return out
-
-    out = play(True, 0.0)
-    assert players[2].fallen_team(_view(pos[2], ball, {}), 1.0) == {3}
-    assert {d.assignment["onBall"] for d in out.values()} == {2} and out[2].role == "onBall"
-    # up again (its next words say so): the nearer player goes
-    out = play(False, 1.0)
-    assert players[2].fallen_team(_view(pos[2], ball, {}), 2.0) == set()
-    assert {d.assignment["onBall"] for d in out.values()} == {3} and out[3].role == "onBall"
-    # a word older than HEARD_MATE_AGE no longer counts
-    players[2].heard[3] = dataclasses.replace(players[2].heard[3], fallen=True)
-    assert players[2].fallen_team(_view(pos[2], ball, {}), players[2].heard[3].time + D.HEARD_MATE_AGE + 0.1) == set()
 
 
 def test_a_player_that_lost_the_ball_uses_the_ball_a_teammate_sees():

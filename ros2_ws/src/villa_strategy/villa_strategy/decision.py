@@ -52,7 +52,6 @@ KICKOFF_LINEUP_BALL = 0.3  # m from the centre spot: the ball the kick-off taker
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")      # §11.5
 VOTING_VARIANTS = ("villa", "defense", "boxes")                     # the positioning differs, coordination does not
 HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used when ours is not valid (§6)
-HEARD_MATE_AGE = 2.0       # s: what a teammate said of itself (where it is, that it is down) holds this long (§6)
 PENALTY_ROLES = ("", "striker", "goalie")   # §14 penalty shoot-out roles ("" = a game)
 PENALTY_SHOT_FOLLOW = 3.0  # s after its shot the striker dribbles again (§14: an unsuccessful kick is followed up)
 PENALTY_STRIKER_BEAM = (-0.4, 0.0, 0.0)     # behind the ball on the centre spot, facing their goal
@@ -69,6 +68,7 @@ class WorldView:
     localized: bool = True
     fallen: bool = False
     teammates: dict[int, tuple[float, float]] = field(default_factory=dict)   # unum -> position (not us)
+    fallen_mates: set[int] = field(default_factory=set)
     opponents: list[tuple[float, float]] = field(default_factory=list)
     sees_ball: bool = False
     since_beam: float = math.inf     # s since our last beam (the robot and its estimates settle after the drop)
@@ -202,23 +202,14 @@ class TeamPlayer:
         for u, xy in w.teammates.items():
             pos[u] = np.array(xy)
         for u, m in self.heard.items():  # what teammates said about themselves beats what we saw of them
-            if now - m.time < HEARD_MATE_AGE:
+            if now - m.time < 2.0:
                 pos[u] = np.array(m.position)
         return pos
-
-    def fallen_team(self, w: WorldView, now: float) -> set[int]:
-        """Our players that are down: ourselves and the teammates whose last word (§6's fallen bit, within
-        HEARD_MATE_AGE s) says so. §12.1's fallen adjustment needs every teammate's view to agree: with only its own
-        fall counted, a player down near the ball left onBall to a teammate, which left it to the fallen one (issue 19:
-        in a villa sim game nobody went for a ball for 8 s, 1.2-1.6 m from the one getting up and 1.7-3 m from the
-        other)."""
-        heard = {u for u, m in self.heard.items() if m.fallen and now - m.time < HEARD_MATE_AGE}
-        return heard | ({self.unum} if w.fallen else set())
 
     def assign(self, w: WorldView, ball: np.ndarray, now: float) -> dict[str, int]:
         pos = self.team_positions(w, now)
         unums = sorted(pos)[: self.p.team_size]
-        fallen = self.fallen_team(w, now)
+        fallen = set(w.fallen_mates) | ({self.unum} if w.fallen else set())
         closeness = {u: B.closeness_to_ball(pos[u], ball, u == self.goalie, u in fallen) for u in unums}
         on_ball = min(closeness, key=closeness.get)
         if on_ball == self.barred:
