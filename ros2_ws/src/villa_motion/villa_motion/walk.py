@@ -27,7 +27,7 @@ steps; each is marked "reading:" below.
   (err_max − err_norm), 0, 1) (full steps when stable, walking in place at err_max).
 - Stopping (§10.4.3): jog in place for 0.5 s, then stand still.
 
-Deviation (issue 19): balance feedback the seed's engine does not have. While walking, the stance foot's ankle pitch and
+Deviation: balance feedback the seed's engine does not have. While walking, the stance foot's ankle pitch and
 roll get the torso's angular rate (the IMU's gyro, REP-103 torso axes) times gyro_pitch / gyro_roll: a torso pitching
 forward presses the toes down, one rolling to a side presses that edge of the foot down. The seed's only stabilizer
 (shrinking steps on a COM error) acts after a step; this one acts within the cycle. In the in-process villa sim the
@@ -245,8 +245,8 @@ class WalkEngine:
     @staticmethod
     def _max_turn(p: WalkParams, fx: float, fy: float) -> float:
         """rad per step the walk may turn while stepping fx, fy (fractions of the maximum steps): turn_in_place at
-        none, max_step_theta at a full step (deviation, issue 20: a walk that turns fast in place falls when it turns
-        as fast at full speed)."""
+        none, max_step_theta at a full step (deviation: a walk that turns fast in place falls when it turns as fast at
+        full speed; docs/motion.md, "Heading hold, turning in place, speeding up")."""
         if p.turn_in_place <= 0.0:
             return p.max_step_theta
         f = min(1.0, math.hypot(fx, fy))
@@ -292,7 +292,7 @@ class WalkEngine:
         # P control of step sizes; stopping decays faster so the jog in place (§10.4.3) ends soon after 0.5 s
         gain = np.full(3, max(p.delta, p.delta_stop) if self.stop_requested else p.delta)
         old = self.step
-        if p.delta_forward > 0.0 and desired[0] > old[0] >= 0.0:     # speeding up forward (deviation, issue 20)
+        if p.delta_forward > 0.0 and desired[0] > old[0] >= 0.0:     # speeding up forward (deviation, docs/motion.md)
             gain[0] = p.delta_forward
         self.step = old + gain * (desired - old)
         bound = np.maximum(maxes, np.abs(old))      # clamp to maxStep, but a shrinking maximum is followed gradually
@@ -300,7 +300,7 @@ class WalkEngine:
         # §10.1 stability: shrink the steps by the COM error
         factor = 1.0 - min(1.0, max(0.0, (self.com_error - p.err_norm) / (p.err_max - p.err_norm)))
         self.step *= factor
-        # heading hold (deviation, issue 20): told not to turn, the step turns back by the gyro's heading change
+        # heading hold (deviation, docs/motion.md): told not to turn, the step turns back by the gyro's heading change
         # (the mean over the last two steps: the torso yaws to and fro within each step, and a correction from the
         # heading at the step's end alone fed that sway back and made larger steps fall)
         if self._heading_n:
@@ -391,8 +391,8 @@ class WalkEngine:
         # turning with outward foot yaw only: the hip yaw-pitch joint stops at +1 degree (SimSpark's Nao, and our
         # IK's limits), so a foot cannot turn inward. The foot on the side of the turn opens by 2 x the step's turn
         # while it swings and the torso turns over it back to 0 while it stands; the other foot stays straight.
-        # (Half of each foot's turn inward, as before, was out of reach: the turn came out at a quarter of what was
-        # asked or, from some states, not at all, seen in games.)
+        # (Turning each foot half inward is out of reach: the turn comes out at a quarter of what is asked or, from
+        # some walking states, not at all; docs/motion.md, "Turning uses outward foot yaw only".)
         if self.outward_turn:
             stance_yaw = self._placed_yaw * (1.0 - t)     # the torso turns over the planted stance foot
             swing_yaw = self._turn_yaw(sth, swing_left=not self.left_stance) * groin
@@ -433,7 +433,7 @@ class WalkEngine:
     def _stand(self, p: WalkParams) -> WalkOutput:
         """The standing pose, remembered for the §10.1 COM check. Its IK answer and COM depend on these parameters
         alone while it is reachable (the closed form, whatever the IK's start), so a robot standing still reuses them
-        instead of solving them again every cycle (issue 21: 3 % of a game's CPU)."""
+        instead of solving them again every cycle (solving them was 3 % of a game's CPU)."""
         key = (self.robot_type, p.x_offset, p.y_sep, p.z_torso, p.torso_lean, p.arm_pitch, p.arm_roll)
         if self._stand_cache is not None and self._stand_cache[0] == key:
             _, cached, starts, com = self._stand_cache
