@@ -10,7 +10,7 @@ import yaml
 
 from villa_nao import joints
 from villa_sim.testing import HoldingAgent, RawAgent, SimProcess
-from villa_sim.trainer import Trainer
+from villa_sim.trainer import Trainer, TrainerError
 
 pytestmark = pytest.mark.integration
 
@@ -64,6 +64,35 @@ def test_nao_is_beamed_and_stands_for_10_simulated_seconds():
         assert "(time (now" in msg
         assert min(heights) > 0.3, f"the Nao fell: torso height went down to {min(heights):.3f} m"
         assert p.upright > 0.95
+        agent.close()
+
+
+def test_a_trainer_without_its_reader_thread_reads_when_polled():
+    """Trainer(background=False): nothing is read until poll(), which takes every message that arrived and returns the
+    latest truth (the optimizer's single-threaded loop); wait_for reads while it waits."""
+    with SimProcess() as sim, Trainer(port=sim.monitor_port, background=False) as trainer:
+        agent = RawAgent(sim.agent_port, "nao", "villa", 1)
+        hold = _hold_command(_gains())
+        agent.recv()
+        agent.send("(beam -4 1 90)" + hold)
+        assert trainer.truth() is None                       # no thread read anything
+        times = []
+        for _ in range(60):
+            agent.recv()
+            agent.send(hold)
+            gt = trainer.poll()
+            if gt is not None:
+                times.append(gt.sim_time)
+        assert times and times == sorted(times) and times[-1] > times[0]
+        assert ("left", 1) in trainer.truth().players
+        trainer.move_player("villa", 1, -2.0, 0.5, 0.0)
+        for _ in range(10):                                  # the move shows once the server stepped
+            agent.recv()
+            agent.send(hold)
+        gt = trainer.wait_for(lambda g: abs(g.players[("left", 1)].position[0] + 2.0) < 0.05, 5.0)
+        assert gt.players[("left", 1)].position[1] == pytest.approx(0.5, abs=0.05)
+        with Trainer(port=sim.monitor_port) as threaded, pytest.raises(TrainerError, match="background"):
+            threaded.poll()
         agent.close()
 
 

@@ -12,6 +12,7 @@ import threading
 import pytest
 
 from villa_bridge import framing
+from villa_bridge.sexp import ParseError
 from villa_sim.simspark import MonitorScene, SimSparkServer, SimSparkTrainer, available
 from villa_sim.testing import outlives_killed_parent
 
@@ -124,3 +125,14 @@ def test_monitor_scene_follows_full_state_and_deltas():
     g = scene.truth()
     assert g.ball == pytest.approx((4.0, 5.0, 0.042)) and g.game_time == 1.5
     assert g.players[("right", 4)].position == pytest.approx((-3.0, 1.0, 0.38))
+    # a delta that moves the robot's outer transform and changes the play mode; the torso's own node is unchanged
+    scene.feed("((time 1.54)(play_mode 1))(RDS 0 1)((nd)(nd(nd))(nd (SLT 1 0 0 0 0 1 0 0 0 0 1 0 -2 0.5 0.36 1)"
+               "(nd(nd))))")
+    g = scene.truth()
+    assert g.players[("right", 4)].position == pytest.approx((-2.0, 0.5, 0.36)) and g.play_mode == "PlayOn"
+    assert g.players[("right", 4)].yaw == pytest.approx(math.pi / 2)
+    assert g.ball == pytest.approx((4.0, 5.0, 0.042)) and scene.messages == 3
+    with pytest.raises(ParseError, match="2 nodes"):              # a delta of another tree's shape
+        scene.feed("((time 1.56))(RDS 0 1)((nd)(nd))")
+    with pytest.raises(ParseError, match="16 numbers"):
+        scene.feed("((time 1.56))(RDS 0 1)((nd)(nd (SLT 1 0 0)(nd))(nd(nd(nd))))")

@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 from transforms3d.quaternions import mat2quat
 
-from villa_bridge import framing
 from villa_bridge.sexp import ParseError, parse
 from villa_sim.lifetime import tied_to_parent
 from villa_sim.testing import free_ports, stop_group
@@ -105,12 +104,17 @@ def _set_ruby_globals(text: str, values: dict[str, str]) -> str:
 class SimSparkServer:
     """rcssserver3d headless in a subprocess with its own configuration directory and free ports.
 
-    sync: the server steps only after every agent sent (syn) (tests, benchmarks, games); realtime: 20 ms pacing.
+    sync: the server steps only after every agent sent (syn) (tests, benchmarks, games); realtime: 20 ms pacing;
+    monitor_step: simulated s between monitor messages (the server's $monitorStep, 0.04; serializing the scene for
+    its monitor costs the server about a third of a walking robot's cycle, so the optimizer asks for fewer).
     """
 
     def __init__(self, *, sync: bool = True, realtime: bool = False, agent_port: int | None = None,
                  monitor_port: int | None = None, directory: str | Path | None = None,
-                 start_timeout: float = 30.0) -> None:
+                 start_timeout: float = 30.0, monitor_step: float = 0.04) -> None:
+        if not 0.02 <= monitor_step <= 10.0:
+            raise ValueError(f"monitor_step must be within 0.02..10 s, got {monitor_step}")
+        self.monitor_step = monitor_step
         prefix = find_prefix()
         if prefix is None:
             raise SimSparkError(available()[1])
@@ -150,7 +154,8 @@ class SimSparkServer:
         spark = (self.prefix / "share" / "simspark" / "spark.rb").read_text()
         spark = _set_ruby_globals(spark, {
             "agentSyncMode": "true" if self.sync else "false", "agentPort": str(self.agent_port),
-            "serverPort": str(self.monitor_port), "serverMultiThreadedMode": "false", "threadedAgentControl": "false"})
+            "serverPort": str(self.monitor_port), "serverMultiThreadedMode": "false", "threadedAgentControl": "false",
+            "monitorStep": repr(float(self.monitor_step))})
         (self.dir / ".simspark" / "spark.rb").write_text(spark)
         script = (self.prefix / "share" / "rcssserver3d" / "rcssserver3d.rb").read_text()
         script = _set_ruby_globals(script, {"enableRealTimeMode": "true" if self.realtime else "false",
@@ -223,25 +228,8 @@ def _build(expr: list) -> _Node:
     return node
 
 
-def _apply(node: _Node, expr: list) -> None:
-    """A delta node ``(nd [(SLT ...)] [attrs] children...)``: children in the full state's order."""
-    i = 0
-    for item in expr[1:]:
-        if not isinstance(item, list) or not item:
-            continue
-        head = item[0]
-        if head == "nd":
-            if i >= len(node.children):
-                raise ParseError("monitor delta has more nodes than the scene graph")
-            _apply(node.children[i], item)
-            i += 1
-        elif head == "SLT":
-            node.local = _slt(item)
-
-
-@dataclass
-class _Tracked:
-    path: tuple[int, ...]                  # child indices from the root to the transform node
+_HEADER_ITEM = re.compile(rb"\((\w+) ([^()]*)\)")
+_SLT = re.compile(rb"\(SLT ([^)]*)\)")
 
 
 class MonitorScene:
@@ -257,10 +245,17 @@ class MonitorScene:
         self._ball: tuple[int, ...] | None = None
         self._robots: dict[tuple[str, int], tuple[tuple[int, ...], int]] = {}  # (side, unum) -> (path, type)
         self._prev_ball: tuple[float, np.ndarray] | None = None
+        self._count = 0                                  # nodes in the scene graph
+        self._tracked: dict[int, _Node] = {}             # pre-order index -> node on a tracked chain
 
     def feed(self, data: bytes | str) -> None:
         """One monitor message (full state or delta). Raises ParseError on a message it cannot follow."""
-        exprs = parse(data)
+        raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
+        rds = raw.find(b"(RDS ")
+        if rds > 0 and self.root is not None:
+            self._feed_delta(raw, rds)
+            return
+        exprs = parse(raw)
         if len(exprs) < 3:
             raise ParseError("monitor message: expected (header)(RSG|RDS 0 1)(scene)")
         header, kind, scene = exprs[0], exprs[1], exprs[2]
@@ -276,16 +271,33 @@ class MonitorScene:
             self.root = _Node(np.eye(4), [_build(e) for e in scene if isinstance(e, list) and e and e[0] == "nd"])
             self._index()
         elif kind[0] == "RDS":
-            if self.root is None:
-                return                                  # a delta before the first full state: nothing to apply
-            nodes = [e for e in scene if isinstance(e, list) and e and e[0] == "nd"]
-            if len(nodes) != len(self.root.children):
-                raise ParseError(f"monitor delta has {len(nodes)} top nodes, the scene graph "
-                                 f"{len(self.root.children)}")
-            for child, e in zip(self.root.children, nodes, strict=True):
-                _apply(child, e)
+            return                                      # a delta before the first full state: nothing to apply
         else:
             raise ParseError(f"monitor message: unknown scene kind {kind[0]!r}")
+        self.messages += 1
+
+    def _feed_delta(self, raw: bytes, rds: int) -> None:
+        """A delta ``(RDS 0 1)``: the header's items, and the transforms of the tracked nodes (the ball's and the
+        robots' chains). A delta repeats the full state's nodes in the same (pre-)order, each node's ``(SLT ...)``
+        before its children, so the n-th ``(nd`` of the message is the n-th node of the tree: one scan of the text
+        finds the tracked nodes' transforms without building the tree."""
+        for m in _HEADER_ITEM.finditer(raw, 0, rds):
+            self.header[m.group(1).decode()] = m.group(2).decode()
+        node, at = -1, rds                               # pre-order index of the node the scan is in
+        updates = []
+        for m in _SLT.finditer(raw, rds):
+            node += raw.count(b"(nd", at, m.start())
+            at = m.start()
+            if node in self._tracked:
+                updates.append((node, m.group(1)))
+        node += raw.count(b"(nd", at)
+        if node + 1 != self._count:
+            raise ParseError(f"monitor delta has {node + 1} nodes, the scene graph {self._count}")
+        for index, values in updates:
+            v = values.split()
+            if len(v) != 16:
+                raise ParseError(f"SLT: expected 16 numbers, got {len(v)}")
+            self._tracked[index].local = np.array([float(x) for x in v]).reshape(4, 4).T
         self.messages += 1
 
     def _index(self) -> None:
@@ -308,6 +320,21 @@ class MonitorScene:
                 walk(child, p)
 
         walk(self.root, ())
+        order: dict[int, int] = {}                       # id(node) -> pre-order index (the root is not a node)
+
+        def number(node: _Node) -> None:
+            for child in node.children:
+                order[id(child)] = len(order)
+                number(child)
+
+        number(self.root)
+        self._count = len(order)
+        self._tracked = {}
+        for path in [self._ball] + [p for p, _ in self._robots.values()]:
+            node = self.root
+            for i in path or ():
+                node = node.children[i]
+                self._tracked[order[id(node)]] = node
 
     def _world(self, path: tuple[int, ...]) -> np.ndarray:
         m = np.eye(4)
@@ -370,10 +397,11 @@ class SimSparkTrainer(Trainer):
     SERVER = "SimSpark"
     HELLO = ""                          # SimSpark's monitor needs the scene graph: the ground truth is read from it
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0,
+                 background: bool = True) -> None:
         self.scene = MonitorScene()
         self.errors = 0
-        super().__init__(host, port, connect_timeout)
+        super().__init__(host, port, connect_timeout, background)
 
     # --- commands -----------------------------------------------------------------------------------
     def play_mode(self, mode: str) -> None:
@@ -414,8 +442,7 @@ class SimSparkTrainer(Trainer):
         start = self.scene.messages
         return self.wait_for(lambda g: self.scene.messages >= start + n, timeout)
 
-    def _next_truth(self) -> GroundTruth | None:
-        data = framing.recv_frame(self._sock, self.MAX_FRAME)
+    def _truth_of(self, data: bytes) -> GroundTruth | None:
         try:
             self.scene.feed(data)
         except ParseError:

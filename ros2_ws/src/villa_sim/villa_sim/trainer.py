@@ -77,15 +77,19 @@ class TrainerError(RuntimeError):
 class Trainer:
     """Connects to the monitor port; commands go out at once, ground truth arrives in the background.
 
+    ``background=False``: no reader thread; the owner reads what has arrived with ``poll()`` (a single-threaded
+    loop that knows when it needs the truth: the optimizer's episodes, which read it once a cycle).
+
     villa sim's trainer; villa_sim.simspark.SimSparkTrainer is the same over SimSpark's monitor, overriding what its
-    server says differently (`_next_truth`, the commands' forms) and `SERVER` for the messages.
+    server says differently (`_truth_of`, the commands' forms) and `SERVER` for the messages.
     """
 
     SERVER = "the simulation"           # in error messages
     MAX_FRAME = 16 << 20                # bytes: a monitor message
     HELLO = "(villaTruthOnly)"          # sent on connecting: villa sim's messages without the scene graph
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 3200, connect_timeout: float = 10.0,
+                 background: bool = True) -> None:
         deadline = time.monotonic() + connect_timeout
         while True:
             try:
@@ -101,8 +105,12 @@ class Trainer:
         self._send_lock = threading.Lock()
         self._truth: GroundTruth | None = None
         self._closed = False
-        self._reader = threading.Thread(target=self._read_loop, name=f"{type(self).__name__}-reader", daemon=True)
-        self._reader.start()
+        self._frames = framing.FrameReader(self.MAX_FRAME)
+        self._reader = None
+        if background:
+            self._reader = threading.Thread(target=self._read_loop, name=f"{type(self).__name__}-reader",
+                                            daemon=True)
+            self._reader.start()
         if self.HELLO:
             self.send(self.HELLO)
 
@@ -141,9 +149,42 @@ class Trainer:
         with self._lock:
             return self._truth
 
+    def poll(self, timeout: float = 0.0) -> GroundTruth | None:
+        """Read every monitor message that has arrived (waiting up to `timeout` s for the first) and return the
+        latest ground truth; for a trainer made with ``background=False``. TrainerError when the connection is lost."""
+        if self._reader is not None:
+            raise TrainerError("poll() is for a trainer without its background reader (background=False)")
+        self._sock.settimeout(timeout if timeout > 0 else 0.0)
+        try:
+            while True:
+                try:
+                    chunk = self._sock.recv(1 << 20)
+                except (BlockingIOError, TimeoutError):
+                    break
+                except OSError as e:
+                    raise TrainerError(f"monitor connection lost: {e}") from e
+                if not chunk:
+                    self._closed = True
+                    raise TrainerError(f"{self.SERVER}'s monitor connection closed")
+                for data in self._frames.feed(chunk):
+                    gt = self._truth_of(data)
+                    if gt is not None:
+                        self._truth = gt
+                self._sock.settimeout(0.0)
+        finally:
+            self._sock.settimeout(None)
+        return self._truth
+
     def wait_for(self, predicate: Callable[[GroundTruth], bool], timeout: float = 30.0) -> GroundTruth:
         """Block until a ground-truth update satisfies the predicate; raise TrainerError on timeout."""
         deadline = time.monotonic() + timeout
+        if self._reader is None:                 # no reader thread: read here
+            while True:
+                gt = self.poll(timeout=0.1)
+                if gt is not None and predicate(gt):
+                    return gt
+                if time.monotonic() > deadline:
+                    raise TrainerError(f"timed out waiting for {self.SERVER}")
         with self._lock:
             while True:
                 if self._truth is not None and predicate(self._truth):
@@ -173,7 +214,11 @@ class Trainer:
 
     def _next_truth(self) -> GroundTruth | None:
         """Read one monitor message: the ground truth it gives, or None."""
-        return parse_ground_truth(framing.recv_frame(self._sock, self.MAX_FRAME))
+        return self._truth_of(framing.recv_frame(self._sock, self.MAX_FRAME))
+
+    def _truth_of(self, data: bytes) -> GroundTruth | None:
+        """The ground truth one monitor message gives, or None."""
+        return parse_ground_truth(data)
 
     def _read_loop(self) -> None:
         try:
