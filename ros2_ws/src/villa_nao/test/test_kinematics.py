@@ -315,6 +315,35 @@ def test_leg_ik_never_fails_on_a_finite_target(values, side, robot_type):
     assert math.isfinite(res.error) and math.isfinite(res.orientation_error)
 
 
+@pytest.mark.parametrize("robot_type", [0, 1, 3, 4])
+def test_the_walks_leg_angles_are_leg_ik_s_answers(robot_type):
+    """leg_angles (the closed form straight away when it is within the limits) gives leg_ik's angles and reachability,
+    reachable poses and out-of-reach ones alike."""
+    rng = np.random.default_rng(robot_type)
+    for side in "LR":
+        y0 = 0.05 if side == "L" else -0.05
+        for _ in range(300):
+            yaw, pitch = rng.uniform(-0.8, 0.8), rng.uniform(-0.5, 0.5)
+            t = np.eye(4)
+            t[:3, :3] = euler2mat(yaw, pitch, 0.0, "rzyx")
+            t[:3, 3] = rng.uniform(-0.2, 0.2), y0 + rng.uniform(-0.12, 0.12), rng.uniform(-0.42, -0.15)
+            a, b = K.leg_angles(side, t, robot_type), K.leg_ik(side, t, robot_type)
+            assert a.reachable == b.reachable
+            assert np.allclose(a.angles, b.angles, atol=1e-12)
+
+
+def test_centers_of_mass_in_one_pass_are_each_postures():
+    rng = np.random.default_rng(3)
+    for robot_type in (0, 4):
+        names = K.joint_names(robot_type)
+        qs = [{n: rng.uniform(-0.8, 0.8) for n in names} for _ in range(3)]
+        both = K.centers_of_mass(np.array([K.joint_vector(q, robot_type) for q in qs]), robot_type)
+        for q, c in zip(qs, both, strict=True):
+            assert np.allclose(c, K.center_of_mass(q, robot_type), atol=1e-12)
+    assert np.array_equal(K.joint_vector({"LKneePitch": 0.5, "NoSuchJoint": 1.0}, 0),
+                          K._joint_vector({"LKneePitch": 0.5}, 0))
+
+
 # ---------------------------------------------------------------------------------------------------- arm IK
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from transforms3d.euler import euler2mat, mat2euler
+from transforms3d.euler import euler2mat
 from transforms3d.quaternions import mat2quat
 
 from villa_nao import body
@@ -49,7 +49,7 @@ class IKResult:
 
     angles: np.ndarray
     reachable: bool
-    error: float                    # m: position error of FK(angles) vs the target
+    error: float                    # m: position error of FK(angles) vs the target (0 for an exact closed form)
     orientation_error: float = 0.0  # rad: rotation between FK(angles) and the target (legs; 0 for arms)
 
 
@@ -205,12 +205,13 @@ def _joint_vector(q, robot_type: int) -> np.ndarray:
 
 
 def _fk_arrays(qv: np.ndarray, robot_type: int) -> np.ndarray:
-    """World (torso-frame) 4x4 transforms (n, 4, 4) of every link, composed level by level."""
+    """World (torso-frame) 4x4 transforms (..., n, 4, 4) of every link for joint vectors qv (..., n_joints), composed
+    level by level."""
     t = _tree(robot_type)
-    loc = _local_transforms(t.k, t.k2, t.pa, t.anchor, np.where(t.jidx >= 0, qv[t.jidx], 0.0))
+    loc = _local_transforms(t.k, t.k2, t.pa, t.anchor, np.where(t.jidx >= 0, qv[..., t.jidx], 0.0))
     out = loc.copy()
     for idx in t.levels:
-        out[idx] = out[t.parent[idx]] @ loc[idx]
+        out[..., idx, :, :] = out[..., t.parent[idx], :, :] @ loc[..., idx, :, :]
     return out
 
 
@@ -235,9 +236,21 @@ def forward_kinematics(q, robot_type: int = 0) -> dict[str, np.ndarray]:
 
 def center_of_mass(q, robot_type: int = 0) -> np.ndarray:
     """Centre of mass (3,) in the torso frame, from the SimSpark link masses."""
+    return centers_of_mass(_joint_vector(q, robot_type)[None], robot_type)[0]
+
+
+def joint_vector(q: Mapping[str, float], robot_type: int = 0) -> np.ndarray:
+    """A joint vector (``joint_names(robot_type)`` order, missing joints 0) from a dict NAOqi name -> rad; names the
+    robot type lacks are ignored. Unchecked (finite values expected): the per-cycle form for ``centers_of_mass``."""
+    return np.array([q.get(n, 0.0) for n in _tree(robot_type).joint_names], dtype=float)
+
+
+def centers_of_mass(qv: np.ndarray, robot_type: int = 0) -> np.ndarray:
+    """Centres of mass (S, 3) in the torso frame for a stack of joint vectors (S, n_joints; ``joint_names`` order):
+    one pass for several postures (the walk's commanded and sensed ones each cycle)."""
     t = _tree(robot_type)
-    pos = _fk_arrays(_joint_vector(q, robot_type), robot_type)[:, :3, 3]
-    return t.mass @ pos / t.mass.sum()
+    pos = _fk_arrays(np.asarray(qv, dtype=float), robot_type)[..., :3, 3]
+    return pos.transpose(0, 2, 1) @ t.mass / t.mass.sum()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -378,6 +391,9 @@ class _LegGeometry:
     planar: tuple[float, ...]   # (t_x, t_z, s_x, s_z, d_x, d_z)
     lo_list: tuple[float, ...]
     hi_list: tuple[float, ...]
+    hip_list: tuple[float, ...] = ()
+    e_list: tuple[float, ...] = ()
+    m_t_list: tuple[tuple[float, ...], ...] = ()
 
 
 @cache
@@ -410,7 +426,8 @@ def _leg(robot_type: int, side: str) -> _LegGeometry:
     return _LegGeometry(_chain(robot_type, f"{s}sole"), hip, t, sv, d, e, rho, beta,
                         float(t @ t + sv @ sv), theta, sigma, euler2mat(theta, 0, 0, "sxyz").T, lo, hi,
                         float(np.linalg.norm(t) + np.linalg.norm(sv)), (t[0], t[2], sv[0], sv[2], d[0], d[2]),
-                        tuple(lo.tolist()), tuple(hi.tolist()))
+                        tuple(lo.tolist()), tuple(hi.tolist()), tuple(hip.tolist()), tuple(e.tolist()),
+                        tuple(tuple(r) for r in euler2mat(theta, 0, 0, "sxyz").T.tolist()))
 
 
 def leg_fk(side: str, angles, robot_type: int = 0) -> np.ndarray:
@@ -427,11 +444,29 @@ def _leg_analytic(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray) -> tuple[np.n
 
     Two branches: the ankle roll turns the hip into the ankle's pitch plane either above the ankle
     (usual) or below it (foot tilted past the hip); the knee's other branch and the hip's other Euler
-    branch are outside the joint limits.
+    branch are outside the joint limits. Scalar arithmetic on floats (the walk solves two legs every cycle);
+    ``_leg_analytic_batch`` is the same for a stack of poses.
     """
-    vx, vy, vz = (rt.T @ (g.hip - pt + rt @ g.e)).tolist()    # hip seen from the ankle-roll axis, foot frame
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = rt.tolist()
+    px, py, pz = pt.tolist()
+    ex, ey, ez = g.e_list
+    wx = g.hip_list[0] - px + r00 * ex + r01 * ey + r02 * ez
+    wy = g.hip_list[1] - py + r10 * ex + r11 * ey + r12 * ez
+    wz = g.hip_list[2] - pz + r20 * ex + r21 * ey + r22 * ez
+    vx = r00 * wx + r10 * wy + r20 * wz                             # hip seen from the ankle-roll axis, foot frame
+    vy = r01 * wx + r11 * wy + r21 * wz
+    vz = r02 * wx + r12 * wy + r22 * wz
     tx, tz, sx, sz, dx, dz = g.planar
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = g.m_t_list
+    # m_t @ rt, the part of the hip's rotation that does not depend on the branch
+    # (rows 0 and 1 need only their columns 1 and 2: the Euler angles below read m[0][1], m[1][1] and row 2)
+    a01, a02 = m00 * r01 + m01 * r11 + m02 * r21, m00 * r02 + m01 * r12 + m02 * r22
+    a11, a12 = m10 * r01 + m11 * r11 + m12 * r21, m10 * r02 + m11 * r12 + m12 * r22
+    a20 = m20 * r00 + m21 * r10 + m22 * r20
+    a21 = m20 * r01 + m21 * r11 + m22 * r21
+    a22 = m20 * r02 + m21 * r12 + m22 * r22
     best, best_violation = None, math.inf
+    two_pi = 2 * math.pi
     for flip in (1.0, -1.0):
         q6 = math.atan2(flip * vy, flip * vz)                        # ankle roll
         ux, uz = vx + dx, flip * math.hypot(vy, vz) + dz             # hip from the ankle-pitch axis
@@ -439,10 +474,20 @@ def _leg_analytic(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray) -> tuple[np.n
         q4 = g.beta + math.acos(min(1.0, max(-1.0, c)))              # knee: law of cosines, bent forward
         ck, sk = math.cos(q4), math.sin(q4)
         q5 = math.atan2(-(ck * tx - sk * tz + sx), -(sk * tx + ck * tz + sz)) - math.atan2(ux, uz)  # ankle pitch
-        r_thigh = rt @ euler2mat(-q6, -(q4 + q5), 0.0, "rxyz")
-        a, b, cc = mat2euler(g.m_t @ r_thigh, "rzxy")                # hip in the yaw-pitch-aligned frame
+        # the thigh's rotation rt @ Rx(-q6) @ Ry(-(q4 + q5)), in the yaw-pitch-aligned hip frame (m_t @ ...): its
+        # Euler angles Rz(a) Rx(b) Ry(cc) are the hip's yaw-pitch, roll and pitch
+        ca, sa, cb, sb = math.cos(q6), -math.sin(q6), math.cos(q4 + q5), -math.sin(q4 + q5)
+        # Rx(-q6) @ Ry(-(q4 + q5)) = [[cb, 0, sb], [sa sb, ca, -sa cb], [-ca sb, sa, ca cb]]; columns 0, 1, 2 of m
+        m_01 = a01 * ca + a02 * sa
+        m_11 = a11 * ca + a12 * sa
+        m_21 = a21 * ca + a22 * sa
+        m_20 = a20 * cb + a21 * sa * sb - a22 * ca * sb
+        m_22 = a20 * sb - a21 * sa * cb + a22 * ca * cb
+        a = math.atan2(-m_01, m_11)
+        b = math.atan2(m_21, math.hypot(m_20, m_22))
+        cc = math.atan2(-m_20, m_22)
         q = [g.sigma * a, b + g.theta, cc, q4, q5, q6]
-        q = [math.remainder(x, 2 * math.pi) for x in q]
+        q = [math.remainder(x, two_pi) for x in q]
         violation = sum(max(lo - x, 0.0) + max(x - hi, 0.0) for x, lo, hi in zip(q, g.lo_list, g.hi_list, strict=True))
         violation += max(abs(c) - 1.0, 0.0)
         if violation < best_violation:
@@ -571,6 +616,8 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
     if dist > _FAR:  # keep the arithmetic finite; the nearest pose toward a far target does not change
         pt = g.hip + (pt - g.hip) / dist * _FAR
     q, ok = _leg_analytic(g, rt, pt)
+    if ok and pt is pt_true:
+        return IKResult(q, True, 0.0, 0.0)          # the closed form within the limits is exact (to ~1e-15)
     if ok or pos_tol > REACH_TOL or rot_tol > REACH_TOL:
         perr, oerr = _pose_errors(g, q, rt, pt_true)
         if perr < pos_tol and oerr < rot_tol:
@@ -590,6 +637,20 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
     best = qs[int(np.argmin(costs))]
     perr, oerr = _pose_errors(g, best, rt, pt_true)
     return IKResult(best, perr < pos_tol and oerr < rot_tol, perr, oerr)
+
+
+def leg_angles(side: str, target: np.ndarray, robot_type: int = 0, start=None) -> IKResult:
+    """``leg_ik`` for a proper sole pose computed every cycle (the walk's): the closed form straight away when it is
+    within the joint limits (exact), else ``leg_ik`` with ``start``. The target must be a finite 4x4 pose with a
+    rotation (as ``leg_ik`` would project it)."""
+    g = _leg(robot_type, _side(side))
+    if target[0, 3] * 0.0 == 0.0 and target[1, 3] * 0.0 == 0.0 and target[2, 3] * 0.0 == 0.0:   # finite position
+        pt = target[:3, 3]
+        if _norm(pt - g.hip) <= _FAR:
+            q, ok = _leg_analytic(g, target[:3, :3], pt)
+            if ok:
+                return IKResult(q, True, 0.0, 0.0)
+    return leg_ik(side, target, robot_type, start=start)
 
 
 def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_TOL,
