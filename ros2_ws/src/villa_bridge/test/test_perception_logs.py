@@ -28,6 +28,19 @@ def test_every_recorded_perception_parses(name):
 
 
 @pytest.mark.parametrize("name", FILES)
+def test_without_vision_a_perception_is_the_same_but_for_its_vision(name):
+    seen = 0
+    for msg in agent_messages(name, "in"):
+        data = msg.encode() if isinstance(msg, str) else msg
+        full, lean = parse_perception(data), parse_perception(data, vision=False)
+        assert lean.vision is None and lean.unknown == 0
+        seen += full.vision is not None
+        for field in ("time", "game", "gyro", "acc", "joint_names", "joint_angles", "frp", "heard", "touch"):
+            assert getattr(lean, field) == getattr(full, field), field
+    assert seen > 100
+
+
+@pytest.mark.parametrize("name", FILES)
 def test_every_recorded_effector_message_is_an_s_expression(name):
     for msg in agent_messages(name, "out"):
         assert parse(msg)

@@ -320,10 +320,26 @@ def _item(head: str, expr: list, p: Perception, vel: list) -> None:
         p.unknown += 1
 
 
-def parse_perception(data: bytes | bytearray | str) -> Perception:
-    """One perception message -> Perception. Raises only ParseError."""
+_AFTER_SEE = tuple(b")(" + k for k in (b"HJ ", b"FRP ", b"GYR ", b"ACC ", b"GS ", b"hear ", b"TCH ", b"time "))
+
+
+def without_vision(data: bytes) -> bytes:
+    """The message without its ``(See ...)`` item: what a reader that needs no vision parses (the optimizer's motion
+    tasks). The item holds only landmark, ball, player and line descriptions, so it ends where the next top-level item
+    (joints, force, IMU, game state, hearing, touch) begins, or with the message."""
+    start = data.find(b"(See ")
+    if start < 0:
+        return data
+    ends = [i for i in (data.find(k, start) for k in _AFTER_SEE) if i >= 0]
+    return data[:start] + (data[min(ends) + 1:] if ends else b"")
+
+
+def parse_perception(data: bytes | bytearray | str, vision: bool = True) -> Perception:
+    """One perception message -> Perception (`vision` False: its See item skipped). Raises only ParseError."""
     p = Perception()
     vel: list = []
+    if not vision and not isinstance(data, str):
+        data = without_vision(bytes(data))
     try:
         for expr in parse(data):
             if not expr or not isinstance(expr[0], str):

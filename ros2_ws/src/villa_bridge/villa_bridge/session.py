@@ -93,6 +93,7 @@ def retry(attempt: Callable[[], T], backoff: Backoff, stop: threading.Event,
 @dataclass
 class SessionConfig:
     host: str = "127.0.0.1"
+    vision: bool = True              # parse the perceptions' vision (False: skipped, for hosts that need none)
     port: int = 3100
     reconnect: bool = True
     retry_initial: float = 0.5       # s, first back-off
@@ -265,7 +266,7 @@ class BridgeSession:
         self._answered = None
         try:
             if data is not None:
-                perception = parse_perception(data)
+                perception = parse_perception(data, self.config.vision)
         except ParseError as e:
             self.stats.malformed += 1
             self.log.warning(f"bridge: malformed perception skipped ({e}); {self.stats.malformed} so far")
