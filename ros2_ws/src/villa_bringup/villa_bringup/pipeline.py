@@ -119,9 +119,9 @@ class PlayerPipeline:
         self.sim_time = t
         side = self.session.side
         if p.gyro is not None or p.acc is not None:                          # imu -> motion, fall_state
-            if p.gyro is not None:
-                self.motion.imu(gyro_rates(p.gyro))
-            state, _ = self.perception.imu(t, torso_axes(p.acc) if p.acc is not None else (0.0, 0.0, 0.0))
+            acc = torso_axes(p.acc) if p.acc is not None else None
+            self.motion.imu(gyro_rates(p.gyro) if p.gyro is not None else None, acc)
+            state, _ = self.perception.imu(t, acc if acc is not None else (0.0, 0.0, 0.0))
             self.localization.fall(state != A.UPRIGHT, t)
             self.motion.fall(state)
             self.strategy.fall(state)
@@ -160,8 +160,8 @@ class PlayerPipeline:
         if self.motion.stats.executed > executed and self.first_kick is None:
             self.first_kick = self.game_time
         try:
-            targets = command_to_targets(list(out.targets), [float(v) for v in out.targets.values()], [], [],
-                                         limits="sim", allowed=self.allowed)
+            targets = command_to_targets(list(out.targets), [float(v) for v in out.targets.values()], [],
+                                         out.stiffness(), limits="sim", allowed=self.allowed)
         except CommandError as e:
             self.rejected += 1
             self.log.error(f"bridge: {e} (command ignored)")

@@ -418,7 +418,7 @@ def test_standing_still_reuses_the_stands_ik_and_com(monkeypatch):
     w = WalkEngine({"p": WalkParams()})
     first = w.update(0.02).joints
     calls = {"ik": 0, "com": 0}
-    ik, com = K.leg_ik, K.center_of_mass
+    ik, com = K.leg_angles, K.centers_of_mass
 
     def count_ik(*a, **k):
         calls["ik"] += 1
@@ -428,11 +428,113 @@ def test_standing_still_reuses_the_stands_ik_and_com(monkeypatch):
         calls["com"] += 1
         return com(*a, **k)
 
-    monkeypatch.setattr(K, "leg_ik", count_ik)
-    monkeypatch.setattr(K, "center_of_mass", count_com)
+    monkeypatch.setattr(K, "leg_angles", count_ik)
+    monkeypatch.setattr(K, "centers_of_mass", count_com)
     for _ in range(5):
         out = w.update(0.02)
     assert out.joints == first and out.reachable
     assert calls["ik"] == 0 and calls["com"] <= 1               # the COM once, on the first cycle after the IK
     fresh = WalkEngine({"p": replace(WalkParams(), z_torso=WalkParams().z_torso - 0.01)})
     assert fresh.update(0.02).joints != first                   # other parameters: solved again
+
+
+# --- what the base code's implementation of the engine adds (module docstring of villa_motion.walk) ----------------
+def test_the_tilt_estimate_follows_the_gyro_and_settles_on_the_accelerometers_level():
+    from villa_motion.walk import TiltEstimate
+
+    est = TiltEstimate(tau=0.5)
+    g = 9.81
+    pitch = 0.2                                          # nose down: gravity leans toward -x in the torso frame
+    acc = (-g * math.sin(pitch), 0.0, g * math.cos(pitch))
+    est.update(0.02, None, acc)
+    assert est.pitch == pytest.approx(pitch) and est.roll == pytest.approx(0.0)   # the first reading sets it
+    for _ in range(50):                                  # turning at 1 rad/s about x for 1 s, the level unchanged
+        est.update(0.02, (1.0, 0.0, 0.0), acc)
+    assert 0.2 < est.roll < 1.0                          # the gyro turned it, the accelerometer pulls it back
+    for _ in range(300):
+        est.update(0.02, (0.0, 0.0, 0.0), acc)
+    assert est.roll == pytest.approx(0.0, abs=1e-3) and est.pitch == pytest.approx(pitch, abs=1e-6)
+    est.update(0.02, None, (9.0, 0.0, 0.5))              # lying: no level from it
+    assert est.pitch == pytest.approx(pitch, abs=1e-6)
+
+
+def test_tilt_feedback_turns_both_feet_toward_level():
+    """With the torso pitched forward, tilt_gain turns the feet targets about the torso's y axis by -gain x tilt: the
+    soles' pitch in the torso frame changes by that angle (legs' FK)."""
+    p = replace(P, tilt_gain=0.5, roll_gain=0.3)
+    w = _engine(p, step=(0.0, 0.0, 0.0))
+    w.walking, w.stop_requested = True, False
+    w.tilt.pitch, w.tilt.roll = 0.1, -0.2
+    feet, _ = w._feet(p, 0.3, 0.0)
+    joints, ok = w._ik(feet, p, feedback=True)
+    flat, _ = w._ik(feet, p, feedback=False)
+    assert ok
+    for side, names in (("L", WalkEngine.LEFT), ("R", WalkEngine.RIGHT)):
+        r_fb = K.leg_fk(side, [joints[n] for n in names])[:3, :3]
+        r0 = K.leg_fk(side, [flat[n] for n in names])[:3, :3]
+        turn = r_fb @ r0.T                               # Ry(-0.05) Rx(0.06)
+        c, s = math.cos(-0.05), math.sin(-0.05)
+        expected = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]) @ \
+            np.array([[1, 0, 0], [0, math.cos(0.06), -math.sin(0.06)], [0, math.sin(0.06), math.cos(0.06)]])
+        assert np.allclose(turn, expected, atol=1e-9)
+
+
+def test_independent_air_and_move_fractions_shape_the_swing():
+    """f_a and f_m of their own (0: the report's complements): a foot in the air the whole step (f_g < 0, f_a > 1)
+    is lifted at the step's ends too, and a move window reaching past the step's end keeps the swing foot moving
+    forward up to the switch (with the complement it is down, going back with the torso, by then)."""
+    base = replace(P, f_g=0.1, f_s=0.1)
+    long = replace(base, f_g=-0.05, f_a=1.2, f_m=1.0)
+    w = _engine(base, step=(0.05, 0.0, 0.0))
+    z0 = w._feet(base, 0.0, -0.5)[0]["R"][2]
+    zl = w._feet(long, 0.0, -0.5)[0]["R"][2]
+    assert z0 == pytest.approx(-base.z_torso) and zl > -long.z_torso + 0.01 * long.z_step
+    def swing_x(p, t):
+        return w._feet(p, t, t - 0.5)[0]["R"][0]
+
+    assert swing_x(base, 1.0) == pytest.approx(0.5 * 0.05 + base.x_offset)   # the complement: it arrives
+    assert swing_x(base, 1.0) < swing_x(base, 0.95)                          # ... and goes back with the torso
+    assert swing_x(long, 1.0) > swing_x(long, 0.95)                          # still moving forward at the switch
+    with pytest.raises(ValueError):
+        replace(P, f_g=-0.1).validate()                           # negative ground time needs its own f_a
+
+
+def test_swing_pitch_follows_the_lift():
+    p = replace(P, swing_pitch=-0.2, torso_lean=0.05)
+    w = _engine(p, step=(0.03, 0.0, 0.0))
+    for t in (0.0, 0.3, 0.5):
+        feet, _ = w._feet(p, t, 0.0)
+        z_frac = (feet["R"][2] + p.z_torso) / p.z_step
+        assert feet["R"][4] == pytest.approx(p.torso_lean + p.swing_pitch * z_frac)
+        assert feet["L"][4] == pytest.approx(p.torso_lean)        # the stance sole keeps the lean
+    assert w._feet(p, 0.5, 0.0)[0]["R"][4] == pytest.approx(0.05 - 0.2)
+
+
+def test_robot_type_4s_toes_follow_a_cosine_over_two_steps_the_feet_opposite():
+    p = replace(P, toe_offset=0.02, toe_amp=-0.3, toe_phase=0.1, toe_ankle_offset=-0.02, toe_ankle_amp=0.08,
+                toe_ankle_phase=-0.1)
+    w = WalkEngine({"p": p}, robot_type=4)
+    w.command_normalized(0.5, 0.0, 0.0)
+    seen = []
+    for _ in range(40):
+        out = w.update(0.02)
+        u = out.phase + (0.0 if out.left_stance else 1.0)
+        assert out.joints["LToePitch"] == pytest.approx(0.02 - 0.3 * math.cos(math.pi * (u + 0.1)))
+        assert out.joints["RToePitch"] == pytest.approx(0.02 - 0.3 * math.cos(math.pi * (u + 1.1)))
+        seen.append(out.joints["LToePitch"])
+    assert max(seen) - min(seen) > 0.3
+    assert "LToePitch" not in WalkEngine({"p": p}, robot_type=0).update(0.02).joints   # only type 4 has toes
+
+
+def test_a_sets_stiffness_reaches_the_legs_only_and_only_while_the_walk_drives_them():
+    from villa_motion import arbiter as A
+
+    sets = {"goToTarget": replace(P, stiffness=0.25)}
+    m = A.MotionArbiter(replace(A.shipped_config(0), walk_sets=sets, walk_set="goToTarget"))
+    out = m.update(0.0, {})
+    stiff = dict(zip(out.targets, out.stiffness(), strict=True))
+    assert out.leg_stiffness == 0.25 and stiff["LKneePitch"] == 0.25 and stiff["RAnkleRoll"] == 0.25
+    assert stiff["HeadYaw"] == 1.0 and stiff["LShoulderPitch"] == 1.0
+    assert m.request(A.SkillRequest("stand")).accepted
+    out = m.update(0.02, {})
+    assert out.leg_stiffness == 1.0 and set(out.stiffness()) == {1.0}     # a skill runs at the full gain

@@ -47,7 +47,7 @@ from villa_motion.params import load_parameter_sets, load_skill_variables, walk_
 from villa_motion.skills import Skill, SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import field as F
-from villa_nao.joints import check_robot_type
+from villa_nao.joints import LEFT_LEG, RIGHT_LEG, check_robot_type
 
 # villa_msgs/FallState values (test_arbiter checks them against the message)
 UPRIGHT, FALLING, FALLEN_FRONT, FALLEN_BACK, FALLEN_SIDE = 0, 1, 2, 3, 4
@@ -135,8 +135,20 @@ class MotionOutput:
     odometry: tuple[float, float, float]      # the odometry pose (x, y, theta) in its `odom` frame: the walk's
     #                                           steps, turned by the gyro's heading (MotionConfig.odometry_heading)
     mode: Mode
+    leg_stiffness: float = 1.0                # the leg joints' servo gain scale (0..1; the walk set's `stiffness`)
+
+    def stiffness(self) -> list[float]:
+        """Every target's stiffness in `targets` order: leg_stiffness for the legs, 1 for the rest. Hosts send it with
+        every command, so a kick or skill after the walk gets the full gain back."""
+        return stiffness_for(self.targets, self.leg_stiffness)
 
 
+LEG_JOINTS = frozenset(LEFT_LEG + RIGHT_LEG + ("LToePitch", "RToePitch"))
+
+
+def stiffness_for(names, leg_stiffness: float) -> list[float]:
+    """The stiffness of each named joint: `leg_stiffness` for the legs, 1 for the rest."""
+    return [leg_stiffness if name in LEG_JOINTS else 1.0 for name in names]
 KICK_LOG = 1000              # kick records the arbiter keeps
 
 
@@ -263,6 +275,7 @@ class MotionArbiter:
         self.mode = Mode.WALK
         self.fall_state = UPRIGHT
         self.gyro: tuple[float, float, float] | None = None   # the IMU's latest angular rate (the walk's balance)
+        self.acc: tuple[float, float, float] | None = None    # ... and accelerometer (the walk's tilt estimate)
         self._gyro_new = False                          # a rate arrived since the last cycle (the odometry's turn)
         self.player: SkillPlayer | None = None          # SKILL / GETUP
         self._still_since: float | None = None          # since when the torso turns slower than lie_still_rate
@@ -284,10 +297,12 @@ class MotionArbiter:
         """The fall state (§8, villa_msgs/FallState values) from perception."""
         self.fall_state = int(state)
 
-    def imu(self, gyro) -> None:
-        """The IMU's angular rate (rad/s, REP-103 torso axes; None: none): the walk's balance feedback uses the latest
-        (the hosts deliver a cycle's before its joint states)."""
+    def imu(self, gyro, acc=None) -> None:
+        """The IMU's angular rate (rad/s) and accelerometer (m/s^2), REP-103 torso axes, either None when not read: the
+        walk's balance feedback and tilt estimate use the latest (the hosts deliver a cycle's before its joint
+        states)."""
         self.gyro = None if gyro is None else (float(gyro[0]), float(gyro[1]), float(gyro[2]))
+        self.acc = None if acc is None else (float(acc[0]), float(acc[1]), float(acc[2]))
         self._gyro_new = self.gyro is not None
 
     def head(self, req: HeadRequest) -> None:
@@ -440,6 +455,7 @@ class MotionArbiter:
         self._transitions()
         phase, com_error, unstable = 0.0, self.walk.com_error, False
         odometry = (0.0, 0.0, 0.0)                      # only the walk steps; the gyro turns us in any mode
+        stiffness = 1.0                                 # the legs' servo gain scale: the walk set's while walking
         if self.mode == Mode.STOPPING and self.walk.standing:
             self._begin_kick()
         head = True                                     # the head controller runs on top of the walk only
@@ -462,8 +478,9 @@ class MotionArbiter:
                 if stand > 0.0:                         # the kick's own stand before the walk follows orders
                     self._stand_until = self.last_t + stand
         else:                                           # WALK, STOPPING, FALLEN: the walk engine
-            out = self.walk.update(dt, joints, self.gyro)
+            out = self.walk.update(dt, joints, self.gyro, self.acc)
             targets = dict(out.joints)
+            stiffness = out.stiffness
             phase, com_error, unstable = out.phase, out.com_error, out.unstable
             odometry = out.odometry
             active = "walk" if self.walk.walking else "stand"
@@ -476,7 +493,7 @@ class MotionArbiter:
             self.head_ctrl.yaw = targets.get("HeadYaw", self.head_ctrl.yaw)
         self.targets = targets
         status = MotionStatus(active, self.request_id, self.done, float(phase), float(com_error), bool(unstable))
-        return MotionOutput(targets, status, self.odom, self.mode)
+        return MotionOutput(targets, status, self.odom, self.mode, stiffness)
 
     def _transitions(self) -> None:
         """The fall state's transitions (§8), checked before anything runs this cycle."""

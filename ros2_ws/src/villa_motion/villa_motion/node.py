@@ -110,15 +110,16 @@ class MotionNode(Node):
             self.arbiter.fall(msg.state)
 
     def _on_imu(self, msg: Imu) -> None:
-        w = msg.angular_velocity
+        w, a = msg.angular_velocity, msg.linear_acceleration
         with self._lock:
-            self.arbiter.imu((w.x, w.y, w.z))
+            self.arbiter.imu((w.x, w.y, w.z), (a.x, a.y, a.z))
 
     def _on_joints(self, msg: JointState) -> None:
         with self._lock:
             out = self.arbiter.update(stamp_seconds(msg.header.stamp), dict(zip(msg.name, msg.position,
                                                                                 strict=False)))
-        cmd = JointCommand(name=list(out.targets), position=[float(v) for v in out.targets.values()])
+        cmd = JointCommand(name=list(out.targets), position=[float(v) for v in out.targets.values()],
+                           stiffness=out.stiffness())
         cmd.header.stamp = msg.header.stamp
         self.pub_targets.publish(cmd)
         odom = odometry_message(out.odometry)

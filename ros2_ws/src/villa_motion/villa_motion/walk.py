@@ -33,6 +33,19 @@ forward presses the toes down, one rolling to a side presses that edge of the fo
 (shrinking steps on a COM error) acts after a step; this one acts within the cycle. In the in-process villa sim the
 positioning set with 0.12 m steps fell in 4 of 20 dribbles from random starts without it and in 0 of 20 with a roll
 gain of 0.05 s.
+
+What the UT Austin Villa base code's implementation of this engine (its `UTWalkEngine`, released 2016) has beyond
+the report, written here as parameters that are off by default (every set without them walks as before):
+- f_a and f_m of their own (the report ties them to 1 − 2 f_g and 1 − 2 f_s): fast short steps keep the swing foot
+  in the air for the whole step (f_g < 0, f_a > 1) and moving through its end (f_s + f_m > 1).
+- The torso's tilt and roll from the IMU (``TiltEstimate``: the gyro integrated, pulled toward the accelerometer's
+  gravity direction) turn both foot targets about the torso, tilt_gain / roll_gain of the way back toward level.
+- swing_pitch: the swing sole pitched while it is lifted (with z_frac), so that it does not land toe first.
+- Robot type 4's toes: the toe joints follow a cosine over two steps, the feet opposite, and the ankle pitch a
+  cosine of its own against them (toe_* and toe_ankle_*).
+- stiffness: the joint servo's gain scale while walking (villa_bridge.joint_control; 1 = the bridge's gain). A soft
+  servo filters the short steps' large targets, as the base code's own joint controller does (about a fifth of
+  villa's gain in rad/s per rad).
 """
 
 from __future__ import annotations
@@ -99,17 +112,30 @@ class WalkParams:
                                       # linearly to max_step_theta at a full step (0 = max_step_theta throughout)
     heading_gain: float = 0.0         # per step: step turn -= heading_gain x the heading change (gyro) since the
                                       # walk was told not to turn (0 = off)
+    f_a: float = 0.0                  # fraction of a step the swing foot is in the air (0 = 1 - 2 f_g)
+    f_m: float = 0.0                  # fraction of a step the swing foot moves (0 = 1 - 2 f_s)
+    swing_pitch: float = 0.0          # rad added to the swing sole's pitch (REP-103: + = toes down) x z_frac
+    tilt_gain: float = 0.0            # feet targets turned about the torso's y axis by -tilt_gain x its tilt (pitch)
+    roll_gain: float = 0.0            # ... and about its x axis by -roll_gain x its roll (rad per rad; 0 = off)
+    stiffness: float = 1.0            # joint servo gain scale while walking (0..1 of the bridge's joint gain)
+    toe_offset: float = 0.0           # rad: robot type 4's toe pitch = toe_offset + toe_amp cos(pi (u + toe_phase)),
+    toe_amp: float = 0.0              # u the walk phase over two steps (0..2), the right foot one step later
+    toe_phase: float = 0.0
+    toe_ankle_offset: float = 0.0     # rad added to type 4's ankle pitch against the toes: offset + amp cos(...)
+    toe_ankle_amp: float = 0.0
+    toe_ankle_phase: float = 0.0
 
     def validate(self) -> WalkParams:
         for f in fields(self):
             v = getattr(self, f.name)
             if not math.isfinite(v):
                 raise ValueError(f"walk parameter {f.name} must be finite, got {v}")
-        if not (0 < self.z_torso < 0.4 and 0 <= self.f_g < 0.5 and 0 <= self.f_s < 0.5 and self.phase_length > 0.05
+        if not (0 < self.z_torso < 0.4 and -0.5 < self.f_g < 0.5 and 0 <= self.f_s < 0.5 and self.phase_length >= 0.04
                 and 0.05 < self.pendulum_height < 1 and 0 < self.delta <= 1 and 0 <= self.delta_forward <= 1
                 and 0 < self.delta_stop <= 1
                 and self.err_max > self.err_norm >= 0
-                and self.y_sep > 0):
+                and self.y_sep > 0 and 0 <= self.f_a <= 2 and 0 <= self.f_m <= 2 and 0 < self.stiffness <= 1
+                and (self.f_a > 0 or self.f_g >= 0)):
             raise ValueError(f"walk parameters out of range: {self}")
         return self
 
@@ -124,6 +150,42 @@ class WalkOutput:
     odometry: tuple[float, float, float]  # (dx, dy, dtheta) of the torso this cycle, robot frame
     standing: bool
     reachable: bool
+    stiffness: float = 1.0            # the joint servo gain scale for the walk's joints (WalkParams.stiffness)
+
+
+class TiltEstimate:
+    """The torso's roll and pitch (rad, REP-103: roll about x, pitch about y, + = nose down) from the IMU: the gyro's
+    rates integrated, pulled toward the tilt of the accelerometer's gravity direction with time constant `tau` (s) --
+    a complementary filter; the gyro alone drifts, the accelerometer alone carries the walk's accelerations."""
+
+    def __init__(self, tau: float = 0.5) -> None:
+        if not tau > 0:
+            raise ValueError(f"tilt estimate time constant must be > 0, got {tau}")
+        self.tau = tau
+        self.roll = self.pitch = 0.0
+        self._started = False
+
+    def reset(self) -> None:
+        self.roll = self.pitch = 0.0
+        self._started = False
+
+    def update(self, dt: float, gyro=None, acc=None) -> tuple[float, float]:
+        """One cycle: gyro (rad/s, REP-103 torso axes) and accelerometer (m/s^2, the specific force: +z when
+        upright), either may be None. Returns (roll, pitch)."""
+        if gyro is not None:
+            self.roll += float(gyro[0]) * dt
+            self.pitch += float(gyro[1]) * dt
+        if acc is not None:
+            ax, ay, az = float(acc[0]), float(acc[1]), float(acc[2])
+            if math.isfinite(ax + ay + az) and az > 1.0:          # a lying or falling torso gives no level
+                roll, pitch = math.atan2(ay, az), math.atan2(-ax, math.hypot(ay, az))
+                if not self._started:
+                    self.roll, self.pitch, self._started = roll, pitch, True
+                else:
+                    a = min(1.0, dt / self.tau)
+                    self.roll += a * (roll - self.roll)
+                    self.pitch += a * (pitch - self.pitch)
+        return self.roll, self.pitch
 
 
 def sigmoid(v: float) -> float:
@@ -134,11 +196,16 @@ _S0, _S1 = sigmoid(-5.0), sigmoid(5.0)
 
 
 def _pose(x: float, y: float, z: float, yaw: float, pitch: float = 0.0) -> np.ndarray:
+    """The sole pose Rz(yaw) Ry(pitch) at (x, y, z), torso frame."""
     cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
-    t = np.eye(4)
-    t[:3, :3] = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]]) @ np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
-    t[:3, 3] = (x, y, z)
-    return t
+    return np.array([[cy * cp, -sy, cy * sp, x], [sy * cp, cy, sy * sp, y], [-sp, 0.0, cp, z], [0.0, 0.0, 0.0, 1.0]])
+
+
+def _tilted(t: np.ndarray, roll: float, pitch: float) -> np.ndarray:
+    """The pose t turned about the torso origin by Ry(pitch) Rx(roll)."""
+    cr, sr, cp, sp = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    r = np.array([[cp, sp * sr, sp * cr, 0.0], [0.0, cr, -sr, 0.0], [-sp, cp * sr, cp * cr, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    return r @ t
 
 
 class WalkEngine:
@@ -177,6 +244,8 @@ class WalkEngine:
         # the step each way, which keeps both hip yaw-pitch angles equal (the physical Nao's one motor drives both)
         self.outward_turn = outward_turn
         self._last_joints: dict[str, float] | None = None
+        self._pending_com: dict[str, float] | None = None   # commanded joints whose COM the next check computes
+        self.tilt = TiltEstimate()
         self._leg_start: dict[str, np.ndarray] = {}   # last cycle's leg angles: where an out-of-reach IK starts
         self._stand_cache: tuple | None = None        # (key, joints, leg angles, COM) of the last reachable stand
         self._heading = 0.0                      # rad turned (the gyro's yaw rate, integrated) since told not to turn
@@ -311,12 +380,14 @@ class WalkEngine:
         self._turn_fix = float(np.clip(fix, -maxes[2] - self.step[2], maxes[2] - self.step[2]))
 
     def update(self, dt: float = 0.02, sensed_joints: dict[str, float] | None = None,
-               gyro: tuple[float, float, float] | None = None) -> WalkOutput:
+               gyro: tuple[float, float, float] | None = None,
+               acc: tuple[float, float, float] | None = None) -> WalkOutput:
         """One cycle: `sensed_joints` (rad) for the §10.1 COM check, `gyro` (rad/s, REP-103 torso axes: roll, pitch,
-        yaw rates) for the balance feedback (none without it)."""
+        yaw rates) for the balance feedback and `acc` (m/s^2, the accelerometer, REP-103 torso axes) with it for the
+        torso's tilt (none without them)."""
         p = self._params(dt)
-        if sensed_joints is not None and self._last_joints is not None:
-            self._com_check(sensed_joints)
+        self._com_cycle(sensed_joints)
+        self.tilt.update(dt, gyro, acc)
         if not self.walking:
             return self._stand(p)
         if self.stop_requested:
@@ -343,17 +414,20 @@ class WalkEngine:
             dur = self.phi_end - self.phi_start
         t = min(1.0, max(0.0, (self.phi - self.phi_start) / dur))
         feet, stance_xy = self._feet(p, t, self.phi)
-        joints, ok = self._ik(feet, p)
+        joints, ok = self._ik(feet, p, gyro is not None or acc is not None)
         if gyro is not None:
             self._balance(joints, p, gyro)
+        if self.robot_type == 4 and (p.toe_amp or p.toe_offset or p.toe_ankle_amp or p.toe_ankle_offset):
+            self._toes(joints, p, t)
         odo = self._odometry(stance_xy)
-        self._remember(joints, self._com(joints))
+        self._remember(joints, None)
         unstable = self.com_error > p.err_norm
-        return WalkOutput(joints, t, self.left_stance, self.com_error, unstable, odo, False, ok)
+        return WalkOutput(joints, t, self.left_stance, self.com_error, unstable, odo, False, ok, p.stiffness)
 
     def _feet(self, p: WalkParams, t: float, phi: float):
         k = self._k(p)
-        f_a, f_m = 1.0 - 2.0 * p.f_g, 1.0 - 2.0 * p.f_s
+        f_a = p.f_a if p.f_a > 0 else 1.0 - 2.0 * p.f_g
+        f_m = p.f_m if p.f_m > 0 else 1.0 - 2.0 * p.f_s
         sx, sy, sth = self.step
         sth += self._turn_fix
         # lift (z_frac)
@@ -399,8 +473,8 @@ class WalkEngine:
         else:
             stance_yaw = 0.5 * sth * (1 - 2 * t)
             swing_yaw = sth * (groin - 0.5)
-        stance = (x_stance + dx, stance_y, z_stance, stance_yaw)
-        swing = (x_swing + dx, swing_y, z_swing, swing_yaw)
+        stance = (x_stance + dx, stance_y, z_stance, stance_yaw, p.torso_lean)
+        swing = (x_swing + dx, swing_y, z_swing, swing_yaw, p.torso_lean + p.swing_pitch * z_frac)
         feet = {"L": stance, "R": swing} if self.left_stance else {"L": swing, "R": stance}
         return feet, (stance[0], stance[1], stance[3])
 
@@ -410,19 +484,34 @@ class WalkEngine:
         turn (left for sth > 0), 0 by the other."""
         return 2.0 * sth if (sth > 0) == swing_left else 0.0
 
-    def _ik(self, feet, p: WalkParams) -> tuple[dict[str, float], bool]:
+    def _ik(self, feet, p: WalkParams, feedback: bool = False) -> tuple[dict[str, float], bool]:
+        """Leg angles for the feet (x, y, z, yaw, pitch per side, torso frame) and the arms' pose. `feedback`: turn the
+        feet about the torso toward level by the tilt estimate (tilt_gain, roll_gain)."""
         joints: dict[str, float] = {}
         ok = True
+        roll = -p.roll_gain * self.tilt.roll if feedback else 0.0
+        pitch = -p.tilt_gain * self.tilt.pitch if feedback else 0.0
         for side, names in (("L", self.LEFT), ("R", self.RIGHT)):
-            x, y, z, yaw = feet[side]
-            r = K.leg_ik(side, _pose(x, y, z, yaw, p.torso_lean), self.robot_type, start=self._leg_start.get(side))
+            target = _pose(*feet[side])
+            if roll or pitch:
+                target = _tilted(target, roll, pitch)
+            r = K.leg_angles(side, target, self.robot_type, start=self._leg_start.get(side))
             self._leg_start[side] = r.angles
             ok = ok and r.reachable
-            joints.update(zip(names, (float(a) for a in r.angles), strict=True))
+            joints.update(zip(names, r.angles.tolist(), strict=True))
         joints.update({"LShoulderPitch": p.arm_pitch, "RShoulderPitch": p.arm_pitch, "LShoulderRoll": p.arm_roll,
                        "RShoulderRoll": -p.arm_roll, "LElbowYaw": -1.4, "RElbowYaw": 1.4, "LElbowRoll": -0.4,
                        "RElbowRoll": 0.4})
         return joints, ok
+
+    def _toes(self, joints: dict[str, float], p: WalkParams, t: float) -> None:
+        """Robot type 4's toes over two steps (u = 0..2: the left foot's stance step, then its swing step), the right
+        foot a step later, and the ankle pitch against them (module docstring)."""
+        u = t + (0.0 if self.left_stance else 1.0)
+        for side, shift in (("L", 0.0), ("R", 1.0)):
+            joints[side + "ToePitch"] = p.toe_offset + p.toe_amp * math.cos(math.pi * (u + shift + p.toe_phase))
+            joints[side + "AnklePitch"] += p.toe_ankle_offset + p.toe_ankle_amp * math.cos(
+                math.pi * (u + shift + p.toe_ankle_phase))
 
     def _balance(self, joints: dict[str, float], p: WalkParams, gyro) -> None:
         """The stance ankle against the torso's rotation (module docstring, deviation)."""
@@ -440,13 +529,14 @@ class WalkEngine:
             self._leg_start.update(starts)
             joints, ok = dict(cached), True
         else:
-            feet = {"L": (p.x_offset, 0.5 * p.y_sep, -p.z_torso, 0.0),
-                    "R": (p.x_offset, -0.5 * p.y_sep, -p.z_torso, 0.0)}
+            feet = {"L": (p.x_offset, 0.5 * p.y_sep, -p.z_torso, 0.0, p.torso_lean),
+                    "R": (p.x_offset, -0.5 * p.y_sep, -p.z_torso, 0.0, p.torso_lean)}
             joints, ok = self._ik(feet, p)
             com = self._com(joints)
             self._stand_cache = (key, dict(joints), dict(self._leg_start), com) if ok else None
         self._remember(joints, com)
-        return WalkOutput(joints, 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, ok)
+        return WalkOutput(joints, 0.0, self.left_stance, self.com_error, False, (0.0, 0.0, 0.0), True, ok,
+                          p.stiffness)
 
     def _odometry(self, stance) -> tuple[float, float, float]:
         """The torso's motion over the planted stance foot since the last cycle, in the robot frame."""
@@ -464,18 +554,40 @@ class WalkEngine:
             return None
 
     def _remember(self, joints: dict[str, float], com: np.ndarray | None) -> None:
+        """This cycle's commanded joints; their COM (unless given) is computed at the next cycle's check, together with
+        the sensed one (one kinematics pass for both)."""
         self._last_joints = joints
+        self._pending_com = None
         if com is not None:
             self._expected.append(com)
+        else:
+            self._pending_com = joints
 
     def _full(self, joints: dict[str, float]) -> dict[str, float]:
         names = K.joint_names(self.robot_type)
         return {n: float(joints.get(n, 0.0)) for n in names}
 
-    def _com_check(self, sensed: dict[str, float]) -> None:
-        if len(self._expected) <= self.com_delay_cycles:
+    def _com_cycle(self, sensed: dict[str, float] | None) -> None:
+        """The last cycle's commanded COM joins the expected ones; with sensed joints, the COM they give is compared
+        with the one commanded ~80 ms ago."""
+        rows = []
+        pending = self._pending_com
+        if pending is not None:
+            rows.append(K.joint_vector(pending, self.robot_type))
+        check = sensed is not None and self._last_joints is not None
+        if check:
+            merged = {**self._last_joints, **{k: v for k, v in sensed.items() if math.isfinite(v)}}
+            rows.append(K.joint_vector(merged, self.robot_type))
+        if not rows:
             return
-        expected = self._expected[0]        # what we commanded ~80 ms ago
-        merged = {**self._last_joints, **{k: v for k, v in sensed.items() if math.isfinite(v)}}
-        com = K.center_of_mass(self._full(merged), self.robot_type)
-        self.com_error = float(np.max(np.abs(expected[:2] - com[:2])))
+        try:
+            coms = K.centers_of_mass(np.array(rows), self.robot_type)
+        except ValueError:
+            return
+        if pending is not None:
+            self._pending_com = None
+            if np.all(np.isfinite(coms[0])):
+                self._expected.append(coms[0])
+        if check and len(self._expected) > self.com_delay_cycles:
+            expected = self._expected[0]        # what we commanded ~80 ms ago
+            self.com_error = float(np.max(np.abs(expected[:2] - coms[-1][:2])))

@@ -73,7 +73,7 @@ class Observation:
 def motion_cycle(motion, o: Observation):
     """One cycle of the game's motion arbiter on an observation, as the game's hosts run it: the IMU's angular rate
     (the walk's balance feedback), then the joint states. Returns the arbiter's output."""
-    motion.imu(o.gyro)
+    motion.imu(o.gyro, o.acc)
     return motion.update(o.t, o.joints)
 
 
@@ -252,6 +252,8 @@ class Episode:
         self.fall_time: float | None = None
         self.done = False
         self.ball0 = task.ball
+        self.leg_stiffness = 1.0                     # the legs' servo gain scale of the last cycle's targets
+        self._duration = task.duration()
 
     # --- frames --------------------------------------------------------------------------------------------
     def to_course(self, o: Observation) -> Sample:
@@ -266,7 +268,9 @@ class Episode:
         self.t_last = o.t
         if not self.done:
             self._advance(o)
-        return motion_cycle(self.motion, o).targets
+        out = motion_cycle(self.motion, o)
+        self.leg_stiffness = out.leg_stiffness
+        return out.targets
 
     def _advance(self, o: Observation) -> None:
         s = self.to_course(o)
@@ -333,7 +337,7 @@ class Episode:
 
     def timed_out(self) -> bool:
         """True when more simulated time passed than the task can take (a guard for the worlds' loops)."""
-        return self.t_first is not None and self.t_last - self.t_first > self.task.duration() + 2.0
+        return self.t_first is not None and self.t_last - self.t_first > self._duration + 2.0
 
     def result(self) -> EpisodeResult:
         utilities = []

@@ -10,6 +10,7 @@ the IMU come back in NAOqi names/signs and REP-103 axes, as the bridge would pub
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import mujoco
 import numpy as np
@@ -130,12 +131,14 @@ class InProcessNao:
         return np.array([g[1], -g[0], g[2]], dtype=float)
 
     # --- commands -----------------------------------------------------------------------------------------
-    def command(self, targets: dict[str, float], stiffness: float = 1.0) -> None:
+    def command(self, targets: dict[str, float], stiffness: float | Mapping[str, float] = 1.0) -> None:
         """Angle targets for the named joints (NAOqi names and signs, rad); other joints keep their last target.
+        `stiffness`: one for all of them, or per joint (1 for a joint it does not name).
 
         As the bridge does every cycle, ``step`` turns the held targets into velocities from the angles before it;
         those act from the step after, as a command sent in reply to a perception does on the servers."""
-        self.held.update({n: JointTarget(float(q), None, stiffness) for n, q in targets.items()
+        per = stiffness.get if isinstance(stiffness, Mapping) else (lambda n, d, s=float(stiffness): s)
+        self.held.update({n: JointTarget(float(q), None, per(n, 1.0)) for n, q in targets.items()
                           if n in self.held.index and math.isfinite(q)})
 
     def _apply(self, v: np.ndarray) -> None:
