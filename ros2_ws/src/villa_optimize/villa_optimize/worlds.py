@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import time
 
 from villa_bridge.teamframe import gyro_rates, torso_axes
+from villa_motion.arbiter import stiffness_for
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import body
 from villa_nao import field as F
@@ -162,9 +162,11 @@ class InProcessWorld:
         while not ep.done and not ep.timed_out():
             p, yaw, up = nao.torso_pose()
             b = (float(ball.xpos[0]), float(ball.xpos[1])) if task.ball is not None else None
-            nao.command(ep.step(Observation(nao.time, float(p[0]), float(p[1]), yaw, up, nao.joint_angles(), b,
-                                            z=float(p[2]), feet=nao.feet(), acc=tuple(nao.accelerometer()),
-                                            gyro=tuple(nao.gyro()))))
+            targets = ep.step(Observation(nao.time, float(p[0]), float(p[1]), yaw, up, nao.joint_angles(), b,
+                                          z=float(p[2]), feet=nao.feet(), acc=tuple(nao.accelerometer()),
+                                          gyro=tuple(nao.gyro())))
+            s = getattr(ep, "leg_stiffness", 1.0)
+            nao.command(targets, dict(zip(targets, stiffness_for(targets, s), strict=True)))
             nao.step()
         return ep.result()
 
@@ -175,45 +177,77 @@ class InProcessWorld:
         self.nao = None
 
 
-class _Job:
-    def __init__(self, episode, idle: WalkEngine) -> None:
-        self.episode = episode
-        self.prep = Preparation(episode.task, idle)
-        self.result = None
-        self.error: BaseException | None = None
-        self.event = threading.Event()
-
-
 class _SocketWorld:
-    """One server process of this worker, its trainer and one agent (a bridge session) driving episodes."""
+    """One server process of this worker, its trainer and one agent (a bridge session), driven from the evaluating
+    thread: each cycle reads the perception, the trainer's messages that came with it, and answers at once. No thread
+    of its own: in sync mode the server waits between episodes, and a cycle costs what its work costs (the lean
+    evaluation path: the motion stack and the episode, without the game's perception, localization or strategy)."""
 
     TEAM = "villaopt"
     name = ""
 
     def __init__(self, robot_type: int = 0) -> None:
-
         self.robot_type = robot_type
-        self.server = self.trainer = self.session = self._thread = None
-        self._lock = threading.Lock()
-        self._job: _Job | None = None
+        self.server = self.trainer = self.session = self._sock = None
+        self._frames = None
         self._idle = idle_walk(robot_type)
+        self._handler = None                    # called with (perception, joints) from the session's callback
+        self.cycles = 0                         # perceptions answered
 
     def _start_agent(self, backend, log_name: str) -> None:
+        import socket
+
+        from villa_bridge import framing
         from villa_bridge.session import BridgeSession, SessionConfig
 
         log = logging.getLogger(f"villa_optimize.{log_name}{self.server.agent_port}")
         log.setLevel(logging.WARNING)
         self.session = BridgeSession(backend, SessionConfig(port=self.server.agent_port, reconnect=False,
-                                                            sync_watchdog=30.0, recv_timeout=30.0),
+                                                            sync_watchdog=30.0, recv_timeout=30.0,
+                                                            vision=False),
                                      on_perception=self._on_perception, log=log)
-        self._thread = threading.Thread(target=self.session.run, name=f"{self.name}-agent", daemon=True)
-        self._thread.start()
         deadline = time.monotonic() + 60.0
+        while True:
+            try:
+                self._sock = socket.create_connection(("127.0.0.1", self.server.agent_port), timeout=2.0)
+                break
+            except OSError as e:
+                if time.monotonic() > deadline or not self.server.alive():
+                    raise RuntimeError(f"{self.name}: cannot reach the server's agent port ({e}): "
+                                       f"{self.server.log()[-1000:]}") from e
+                time.sleep(0.1)
+        self._sock.settimeout(30.0)
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._frames = framing.FrameReader(framing.DEFAULT_MAX_SIZE)
+        self._pending: list[bytes] = []
+        for msg in self.session.begin():
+            self._sock.sendall(framing.encode(msg))
+        self._handler = self._idle_cycle
         while not self.session.confirmed:
-            if time.monotonic() > deadline or not self._thread.is_alive():
+            if time.monotonic() > deadline:
                 raise RuntimeError(f"{self.name}: the server did not accept the optimization agent: "
                                    f"{self.server.log()[-1000:]}")
-            time.sleep(0.05)
+            self._exchange()
+
+    def _exchange(self) -> None:
+        """One cycle: the next perception, the session's answer (its callback runs the handler), sent at once."""
+        from villa_bridge import framing
+
+        while not self._pending:
+            try:
+                chunk = self._sock.recv(1 << 16)
+            except TimeoutError:
+                raise RuntimeError(f"{self.name}: no perception for 30 s; server log: "
+                                   f"{self.server.log()[-500:]}") from None
+            if not chunk:
+                raise RuntimeError(f"{self.name}: the server closed the optimization agent's connection: "
+                                   f"{self.server.log()[-500:]}")
+            self._pending.extend(self._frames.feed(chunk))
+        reply = self.session.answer(self._pending.pop(0))
+        if reply:
+            self._sock.sendall(framing.encode(reply))
+        self.session.answered()
+        self.cycles += 1
 
     # --- what differs between servers ---------------------------------------------------------------------
     def _prepare(self, task) -> None:
@@ -229,36 +263,66 @@ class _SocketWorld:
         truth = self.trainer.truth()
         return (truth.ball[0], truth.ball[1]) if truth is not None else task.ball
 
-    # --- the agent (runs in the session's thread) --------------------------------------------------------
-    def _submit(self, joints: dict[str, float], stamp: float | None) -> None:
+    # --- the agent's cycle (inside the session's answer) ----------------------------------------------------
+    def _submit(self, joints: dict[str, float], stamp: float | None, leg_stiffness: float = 1.0) -> None:
         from villa_bridge.joint_io import JointTarget
 
-        self.session.submit_targets({n: JointTarget(v) for n, v in joints.items()}, stamp)
+        stiffness = stiffness_for(joints, leg_stiffness)
+        self.session.submit_targets({n: JointTarget(v, None, s) for (n, v), s in zip(joints.items(), stiffness,
+                                                                                     strict=True)}, stamp)
 
     def _on_perception(self, p, t0: float) -> None:
         from villa_bridge.joint_io import from_wire
 
         names, pos, _ = from_wire(p.joint_names, p.joint_angles)
-        joints = dict(zip(names, pos.tolist(), strict=True))
-        with self._lock:
-            job = self._job
-        if job is None:
-            self._submit(self._idle.update(0.02, joints).joints, p.time)
-            time.sleep(0.01)           # idle: do not spin the (sync) server while nobody evaluates
-            return
-        try:
-            self._job_cycle(job, p, joints)
-        except BaseException as e:     # report to the evaluating thread, keep answering the server
-            job.error = e
-            self._finish(job)
-            self._submit(self._idle.update(0.02, joints).joints, p.time)
+        self.trainer.poll()                     # the ground truth that came with this perception
+        self._handler(p, dict(zip(names, pos.tolist(), strict=True)))
 
-    def _job_cycle(self, job: _Job, p, joints: dict[str, float]) -> None:
-        task = job.episode.task
+    def _idle_cycle(self, p, joints: dict[str, float]) -> None:
+        self._submit(self._idle.update(0.02, joints).joints, p.time)
+
+    # --- evaluation -------------------------------------------------------------------------------------------
+    def run(self, task: Task, sets: dict[str, WalkParams]) -> EpisodeResult:
+        return self.run_episode(Episode(task, sets, self.robot_type))
+
+    def run_episode(self, episode):
+        """Run any episode (see the module docstring) to its end."""
+        task = episode.task
+        prep = Preparation(task, self._idle)
+        state = {"error": None}
+
+        def cycle(p, joints):
+            if state["error"] is not None:
+                self._idle_cycle(p, joints)
+                return
+            try:
+                self._episode_cycle(episode, prep, p, joints)
+            except BaseException as e:         # keep answering the server; raised below
+                state["error"] = e
+                self._idle_cycle(p, joints)
+
+        timeout = 60.0 + 10.0 * task.duration()
+        deadline = time.monotonic() + timeout
+        self._handler = cycle
+        try:
+            while state["error"] is None and not (prep.done and (episode.done or episode.timed_out())):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"an evaluation took over {timeout:.0f} s wall time; server log: "
+                                       f"{self.server.log()[-500:]}")
+                self._exchange()
+        finally:
+            self._handler = self._idle_cycle
+        if state["error"] is not None:
+            e = state["error"]
+            raise RuntimeError(f"evaluation failed: {type(e).__name__}: {e}") from e
+        return episode.result()
+
+    def _episode_cycle(self, episode, prep: Preparation, p, joints: dict[str, float]) -> None:
+        task = episode.task
         now = p.time if p.time is not None else 0.0
         pose = self._pose(p)
-        if not job.prep.done:
-            targets, move = job.prep.step(now, joints, pose)
+        if not prep.done:
+            targets, move = prep.step(now, joints, pose)
             if move:
                 self._prepare(task)
                 x, y, th = task.placement()
@@ -270,52 +334,16 @@ class _SocketWorld:
         obs = Observation(now, x, y, yaw, up, joints, self._ball(task), z=z, feet=("lf" in p.frp, "rf" in p.frp),
                           acc=None if p.acc is None else torso_axes(p.acc),
                           gyro=None if p.gyro is None else gyro_rates(p.gyro))
-        self._submit(job.episode.step(obs), p.time)
-        if job.episode.done or job.episode.timed_out():
-            job.result = job.episode.result()
-            self._finish(job)
-
-    def _finish(self, job: _Job) -> None:
-        with self._lock:
-            if self._job is job:
-                self._job = None
-        job.event.set()
-
-    # --- evaluation (the worker's thread) ----------------------------------------------------------------
-    def run(self, task: Task, sets: dict[str, WalkParams]) -> EpisodeResult:
-        return self.run_episode(Episode(task, sets, self.robot_type))
-
-    def run_episode(self, episode):
-        """Run any episode (see the module docstring) to its end."""
-        task = episode.task
-        job = _Job(episode, self._idle)
-        timeout = 60.0 + 10.0 * task.duration()
-        with self._lock:
-            self._job = job
-        deadline = time.monotonic() + timeout
-        while not job.event.wait(0.5):
-            if not self.server.alive():
-                raise RuntimeError(f"{self.name}: the server exited: {self.server.log()[-1000:]}")
-            if not self._thread.is_alive():
-                raise RuntimeError(f"{self.name}: the optimization agent lost its connection to the server")
-            if time.monotonic() > deadline:
-                with self._lock:
-                    self._job = None
-                raise RuntimeError(f"an evaluation took over {timeout:.0f} s wall time; server log: "
-                                   f"{self.server.log()[-500:]}")
-        if job.error is not None:
-            raise RuntimeError(f"evaluation failed: {type(job.error).__name__}: {job.error}") from job.error
-        return job.result
+        targets = episode.step(obs)
+        self._submit(targets, p.time, getattr(episode, "leg_stiffness", 1.0))
 
     def pids(self) -> list[int]:
         return [self.server.pid] if self.server is not None else []
 
     def close(self) -> None:
         try:
-            if self.session is not None:
-                self.session.stop()
-            if self._thread is not None:
-                self._thread.join(timeout=5)
+            if self._sock is not None:
+                self._sock.close()
             if self.trainer is not None:
                 self.trainer.close()
         finally:
@@ -336,7 +364,7 @@ class SimWorld(_SocketWorld):
         super().__init__(robot_type)
         try:
             self.server = SimProcess("--log-level", "WARNING", noise=False, seed=seed, log_dir=log_dir)
-            self.trainer = Trainer(port=self.server.monitor_port)
+            self.trainer = Trainer(port=self.server.monitor_port, background=False)
             self._start_agent(RcssservermjBackend(self.TEAM, 1, robot_type), "sim")
         except BaseException:
             self.close()
@@ -361,9 +389,13 @@ class SimSparkWorld(_SocketWorld):
         super().__init__(robot_type)
         try:
             self.server = SimSparkServer(directory=log_dir)
-            self.trainer = SimSparkTrainer(port=self.server.monitor_port)
+            self.trainer = SimSparkTrainer(port=self.server.monitor_port, background=False)
             self._start_agent(SimSparkBackend(self.TEAM, 1, robot_type), "simspark")
-            self.trainer.wait_for(lambda g: ("left", 1) in g.players, 30.0)
+            deadline = time.monotonic() + 30.0
+            while self._pose(None) is None:           # the monitor shows the robot after a few cycles
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{self.name}: the robot did not appear on the monitor within 30 s")
+                self._exchange()
         except BaseException:
             self.close()
             raise
