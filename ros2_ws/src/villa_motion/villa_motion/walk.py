@@ -125,6 +125,11 @@ class WalkParams:
     toe_ankle_amp: float = 0.0
     toe_ankle_phase: float = 0.0
 
+    def explicit(self) -> WalkParams:
+        """The same walk with f_a and f_m given (the report's complements where they are 0): a start for a search
+        over them."""
+        return replace(self, f_a=self.f_a or 1.0 - 2.0 * self.f_g, f_m=self.f_m or 1.0 - 2.0 * self.f_s)
+
     def validate(self) -> WalkParams:
         for f in fields(self):
             v = getattr(self, f.name)

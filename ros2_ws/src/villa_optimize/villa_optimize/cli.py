@@ -80,6 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     w.add_argument("--trials", type=_int_at_least(1), default=3,
                    help="episodes per candidate, averaged: the nominal start and trials-1 starts jittered within 5 cm "
                         "and 5 degrees (default 3)")
+    w.add_argument("--jitter-all", action="store_true",
+                   help="jitter every trial's start, the first too (with --trials 1: a fresh start per candidate)")
     w.add_argument("--time-limit", type=_positive_float, default=None,
                    help="stop each evaluation after this many simulated seconds of the task (default: whole task)")
     g = sub.add_parser("getup", help="optimize a get-up skill's $variables (§8) on forced falls",
@@ -121,7 +123,8 @@ def _walk_objective(args):
     return WalkObjective(task_name=args.task, space=space, base_file=Path(base), start_set=start,
                          set_name=args.set_name or task.optimized_set,
                          params_out=args.params_out or args.out / "walk_params.yaml", backend=args.backend,
-                         robot_type=args.robot_type, time_limit=args.time_limit, trials=args.trials, seed=args.seed)
+                         robot_type=args.robot_type, time_limit=args.time_limit, trials=args.trials, seed=args.seed,
+                         jitter_all=args.jitter_all)
 
 
 def _getup_objective(args):

@@ -32,12 +32,17 @@ class WalkObjective:
     time_limit: float | None = None
     trials: int = 1                     # episodes per candidate (trial 1 from the nominal start, the others jittered)
     seed: int = 1                       # the jitter's random seed (each worker draws its own stream from it)
+    jitter_all: bool = False            # every trial jittered, the first too (one trial per candidate, fresh starts)
 
     def __post_init__(self) -> None:
         self.task()                                                     # unknown task -> ValueError now
         if not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"--trials must be an integer >= 1, got {self.trials!r}")
-        sets = load_parameter_sets(self.base_file, robot_type=self.robot_type)
+        from villa_optimize.worlds import SIMULATOR
+
+        self.simulator = SIMULATOR.get(self.backend, "")
+        sets = load_parameter_sets(self.base_file, simulator=self.simulator, robot_type=self.robot_type)
+        self._sets = sets                                               # read once: every evaluation starts here
         if self.start_set not in sets:
             raise ValueError(f"{self.base_file}: no walk parameter set {self.start_set!r} (have {', '.join(sets)})")
         unknown = [n for n in self.space.names if n not in WalkParams.__dataclass_fields__]
@@ -59,19 +64,21 @@ class WalkObjective:
     def describe(self) -> dict:
         return {"kind": "walk", "task": self.task_name, "parameters": list(self.space.names),
                 "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "start_set": self.start_set,
-                "robot_type": self.robot_type, "time_limit": self.time_limit, "trials": self.trials}
+                "robot_type": self.robot_type, "time_limit": self.time_limit, "trials": self.trials,
+                "jitter_all": self.jitter_all}
 
     def start_params(self) -> WalkParams:
-        return load_parameter_sets(self.base_file, robot_type=self.robot_type)[self.start_set]
+        """The start set, with f_a and f_m given where the space searches them (the same walk)."""
+        start = self._sets[self.start_set]
+        return start.explicit() if {"f_a", "f_m"} & set(self.space.names) else start
 
     def x0(self) -> np.ndarray:
         return self.space.normalize(self.start_params().__dict__)
 
     def parameter_sets(self, x: np.ndarray) -> dict[str, WalkParams]:
         """The base file's sets (for the robot type) with the task's optimized set replaced by the candidate."""
-        sets = load_parameter_sets(self.base_file, robot_type=self.robot_type)
-        start = sets[self.start_set]                  # start_params(), without reading the file a second time
-        sets[self.task().optimized_set] = replace(start, **self.space.denormalize(x)).validate()
+        sets = dict(self._sets)
+        sets[self.task().optimized_set] = replace(self.start_params(), **self.space.denormalize(x)).validate()
         return sets
 
     def make_evaluator(self, worker: int) -> WalkEvaluator:
@@ -103,7 +110,10 @@ class WalkEvaluator:
     def tasks(self) -> list[Task]:
         """This evaluation's trials: the nominal start, then `trials - 1` fresh jittered starts (cycling through the
         task's start variants, Task.trial)."""
-        return [self.task.trial(i, self.rng) for i in range(self.objective.trials)]
+        trials = [self.task.trial(i, self.rng) for i in range(self.objective.trials)]
+        if self.objective.jitter_all:
+            trials[0] = trials[0].jittered(self.rng)
+        return trials
 
     def evaluate(self, x: np.ndarray) -> tuple[float, dict]:
         sets = self.objective.parameter_sets(x)
