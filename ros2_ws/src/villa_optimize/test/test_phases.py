@@ -11,6 +11,7 @@ from villa_optimize.phases import (
     MoveOptPhase,
     Sample,
     StopOptPhase,
+    TurnOptPhase,
     WaypointOptPhase,
     normalized_walk,
     turn_input,
@@ -136,6 +137,30 @@ def test_tasks_registry():
     with pytest.raises(ValueError, match="unknown walk task"):
         get_task("nope")
     assert get_task("goToTarget").truncated(4.0).duration() == pytest.approx(5.0)
+
+
+def test_turn_phase_rewards_the_heading_turned_the_commanded_way_less_the_drift():
+    # 3 rad to the left over 60 cycles, across the +-pi seam, while drifting 0.1 m
+    samples = [Sample(0.02 * i, 0.1 * i / 60, 0.0, math.remainder(2.0 + 0.05 * i, 2 * math.pi)) for i in range(61)]
+    left = TurnOptPhase(1.0, 2.0)
+    feed(left, samples)
+    assert left.reward() == pytest.approx(3.0 - 2.0 * 0.1)
+    right = TurnOptPhase(-0.5, 2.0, drift=0.0)
+    feed(right, samples)
+    assert right.reward() == pytest.approx(-3.0)              # turned the wrong way
+    assert right.command(samples[0], 1.0, 1.0).theta == -0.5
+    with pytest.raises(ValueError):
+        TurnOptPhase(0.0, 1.0)
+
+
+def test_sprint10_walks_ten_seconds_from_a_stop_then_stops_and_turns_to_a_target_aside():
+    t = get_task("sprint10")
+    kinds = [p.kind for p in t.make_phases()]
+    assert kinds == ["waypoint", "stop", "waypoint"] and t.sprint_rule and t.optimized_set == "sprint"
+    assert t.duration() == pytest.approx(1.0 + 10.0 + 1.5 + 2.5) and t.space == "sprint_space.yaml"
+    turn = get_task("turnInPlace")
+    assert [p.kind for p in turn.make_phases()] == ["turn", "stop", "turn", "stop"]
+    assert turn.optimized_set == "goToTarget" and turn.space == "turn_space.yaml"
 
 
 def _turn_sense(points, centre):

@@ -191,6 +191,32 @@ class MoveOptPhase(OptPhase):
         return (self.last.x - self.first.x) * math.cos(d) + (self.last.y - self.first.y) * math.sin(d)
 
 
+class TurnOptPhase(OptPhase):
+    """Turn in place with a fixed turn command (normalized, + = left); rewarded by the heading turned the commanded way
+    (rad, summed cycle by cycle so a full turn counts) less `drift` per metre the torso moved."""
+
+    kind = "turn"
+
+    def __init__(self, theta: float, duration: float, drift: float = 2.0) -> None:
+        super().__init__(duration)
+        if not (math.isfinite(theta) and 0 < abs(theta) <= 1):
+            raise ValueError(f"turn: the command must be a normalized turn in [-1, 1] other than 0, got {theta}")
+        self.theta, self.drift = float(theta), float(drift)
+        self.turned = self.moved = 0.0
+
+    def observe(self, s: Sample) -> bool:
+        if self.last is not None:
+            self.turned += wrap(s.yaw - self.last.yaw)
+            self.moved += math.hypot(s.x - self.last.x, s.y - self.last.y)
+        return super().observe(s)
+
+    def command(self, s: Sample, max_x: float, max_y: float) -> WalkCmd:
+        return WalkCmd(0.0, 0.0, self.theta)
+
+    def reward(self) -> float:
+        return math.copysign(1.0, self.theta) * self.turned - self.drift * self.moved
+
+
 class DribbleOptPhase(OptPhase):
     """§10.3.1 driveBallToGoal: drive the ball toward the goal; rewarded by the distance the ball travels toward it.
     Walking is the game's dribble (villa_strategy.behaviours.dribble, §12.4-12.6), run in the field frame: `origin`

@@ -39,6 +39,7 @@ from villa_optimize.phases import (
     OptPhase,
     Sample,
     StopOptPhase,
+    TurnOptPhase,
     WaypointOptPhase,
     wrap,
 )
@@ -156,6 +157,12 @@ def sprint10_phases() -> list[OptPhase]:
     return [WaypointOptPhase((10.0, 0.0), 10.0), StopOptPhase(1.5), WaypointOptPhase((8.5, 1.5), 2.5)]
 
 
+def turn_phases() -> list[OptPhase]:
+    """Turning in place at full speed both ways, each followed by a stop: the in-place turn of a set (its
+    turn_in_place and whatever else the space searches)."""
+    return [TurnOptPhase(1.0, 4.0), StopOptPhase(1.0), TurnOptPhase(-1.0, 4.0), StopOptPhase(1.0)]
+
+
 def _shifted(p: OptPhase, dx: float) -> OptPhase:
     if isinstance(p, WaypointOptPhase) and dx:
         return WaypointOptPhase((p.target[0] + dx, p.target[1]), p.duration, face=p.face, reach=p.reach)
@@ -211,6 +218,7 @@ TASKS: dict[str, Task] = {
     "sprint": Task("sprint", sprint_phases, (-7.0, 0.0, 0.0), "sprint", sprint_rule=True),
     "sprint10": Task("sprint10", sprint10_phases, (-10.0, 0.0, 0.0), "sprint", sprint_rule=True,
                      space="sprint_space.yaml"),
+    "turnInPlace": Task("turnInPlace", turn_phases, (-10.0, 0.0, 0.0), "goToTarget", space="turn_space.yaml"),
     "driveBallToGoal": Task("driveBallToGoal", drive_ball_phases, (-6.0, 0.0, 0.0), "driveBallToGoal",
                             ball=(-5.6, 0.0)),
     "positioning": Task("positioning", positioning_phases, (-6.0, 0.0, 0.0), "positioning", ball=(-5.6, 0.0),
