@@ -21,7 +21,7 @@ before="$(python -c 'from villa_sim.testing import dds_port_segments as d; print
 python -m pytest "$@"
 rc=$?
 # fastdds shm clean, and the port segments of this run that no process maps (a participant killed with SIGKILL
-# leaves them; one run of two in the thirtieth session left 8 files)
+# leaves them: 8 files after one run of two on the development machine)
 # shellcheck disable=SC2086
 python -c 'import sys; from villa_sim.testing import remove_stale_dds_ports as r; r(set(sys.argv[1:]))' $before \
     >/dev/null 2>&1 || true

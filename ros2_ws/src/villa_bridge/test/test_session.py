@@ -211,7 +211,7 @@ def test_sync_mode_waits_for_alive_motion_and_a_watchdog_answers_for_dead_motion
         server.send(PLAIN.format(t=1.0))
         server.recv()
         session.submit_targets(command_to_targets(["HeadYaw"], [0.1]))     # motion alive
-        # slow motion: targets 0.15 s after the perception (the old 0.1 s deadline would have sent without them)
+        # slow motion: targets 0.15 s after the perception (a 0.1 s deadline would have sent without them)
         latency, late = cycle(1.02, answer=(0.15, 1.02))
         assert latency >= 0.14 and not late
         # a stale answer (for an earlier perception) is held but does not answer this one: the watchdog expires

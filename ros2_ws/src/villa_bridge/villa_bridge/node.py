@@ -71,8 +71,8 @@ class BridgeNode(Node):
     def _publish(self, p: Perception, _t0: float) -> None:
         """Before the cycle's answer: the clock and motion's inputs. Everything else waits for the answer
         (_publish_rest): published now, its callbacks (the strategy's decision on game_state, perception's vision
-        frame) ran in the player's executor before the bridge's joint-target callback and made answers late in
-        real-time mode (issue 21)."""
+        frame) would run in the player's executor before the bridge's joint-target callback and make answers late
+        in real-time mode (docs/architecture.md, "Timing")."""
         if p.time is None:
             return
         t = messages.stamp(p.time)

@@ -1,5 +1,5 @@
-"""Fixtures for the ROS user's path (issue 17): a workspace built the way a ROS distro user builds it (plain `colcon
-build`, no --symlink-install), and ROS 2's launch and command-line tools from their upstream sources
+"""Fixtures for the ROS user's path (docs/developing.md): a workspace built the way a ROS distro user builds it
+(plain `colcon build`, no --symlink-install), and ROS 2's launch and command-line tools from their upstream sources
 (scripts/launch_kit.sh; the tests that need them skip, saying why, where ../shared/ros2_launch_kit is absent)."""
 
 from __future__ import annotations

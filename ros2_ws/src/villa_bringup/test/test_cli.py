@@ -24,7 +24,7 @@ def test_doctor_check_functions_pass_here():
 
 
 def test_doctor_reports_a_workspace_whose_executables_and_data_ros_cannot_find(tmp_path, monkeypatch):
-    # every villa package in the ament index, but laid out as before issue 17: console scripts in bin/, no skills
+    # every villa package in the ament index, but laid out the wrong way: console scripts in bin/, no skills
     from ament_index_python.packages import get_packages_with_prefixes
 
     prefix = tmp_path / "install"

@@ -1,6 +1,7 @@
-"""The ROS user's path with ROS 2's own tools (issue 17): `ros2 launch villa_bringup team.launch.py` with a 2-player
-team against `villa sim`, inspected with `ros2 node list` and `ros2 topic echo`, stopped with SIGINT; from this
-checkout's --symlink-install workspace and from a plain `colcon build`; `nao:=` to an address where no robot answers.
+"""The ROS user's path with ROS 2's own tools (docs/developing.md): `ros2 launch villa_bringup team.launch.py` with
+a 2-player team against `villa sim`, inspected with `ros2 node list` and `ros2 topic echo`, stopped with SIGINT; from
+this checkout's --symlink-install workspace and from a plain `colcon build`; `nao:=` to an address where no robot
+answers.
 Integration; skipped (saying why) where ../shared/ros2_launch_kit, the upstream launch and ros2cli sources, is absent.
 """
 
@@ -172,7 +173,7 @@ def test_ros2_launch_a_team_inspect_it_and_ctrl_c(workspace, composition, reques
             targets = _echo(env, "/villa/p2/joint_targets")
             assert "self_pose:" in world and "ball_position:" in world, world
             assert "- HeadYaw" in targets and "- RAnkleRoll" in targets, targets
-            # each player's own clock (issue 21), and the rviz topics published once something subscribes
+            # each player's own clock, and the rviz topics published once something subscribes
             clock = _echo(env, "/villa/p1/clock")
             assert "clock:" in clock and "sec:" in clock, clock
             particles = _echo(env, "/villa/p1/particles")

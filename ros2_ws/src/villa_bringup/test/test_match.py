@@ -22,7 +22,7 @@ def test_short_2v2_match_completes(tmp_path, ros_domain):
     assert left["possession"] + right["possession"] == pytest.approx(1.0)
     assert left["loc_samples"] > 0                         # every player published its pose
     assert len(left["kickoff_times"]) == 1 and left["kickoff_times"][0] is not None \
-        and left["kickoff_times"][0] <= 3.0, left["kickoff_times"]     # our kick-off kicked within 3 s (issue 19)
+        and left["kickoff_times"][0] <= 3.0, left["kickoff_times"]     # our kick-off kicked within 3 s (§11.2.1)
     assert "kick-off: ball moved" in r.stdout
     cpu = result["cpu_seconds"]                            # the simulator and both teams were measured
     assert set(cpu) == {"simulator", "villa", "allball"} and all(v > 0 for v in cpu.values())
@@ -57,7 +57,7 @@ def test_match_refuses_bad_arguments():
 
 
 def test_players_stand_and_walk_in_real_time_mode(tmp_path, ros_domain):
-    """--realtime (issue 21): the server paces 20 ms cycles and waits for nobody; the bridges (not in sync mode)
+    """--realtime: the server paces 20 ms cycles and waits for nobody; the bridges (not in sync mode)
     answer every perception, count the late ones, and the players stand through the kick-off wait and walk."""
     r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--realtime", "--players", "1",
                         "--duration", "15", "--log-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)

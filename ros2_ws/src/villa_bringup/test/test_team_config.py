@@ -22,7 +22,7 @@ def test_shipped_configurations_load():
 
 def test_the_goToTarget_agent_is_the_default_team_but_for_its_walk_sets():
     """§10.3 Table 3's GoToTarget agent differs from the final one only in its walk sets: the same players and robot
-    types (team.yaml changed its types and this file kept the old ones once)."""
+    types (this file must follow team.yaml's when those change)."""
     final = load(default_path())
     g2t = load(default_path().parent / "team_goToTarget_agent.yaml")
     assert [(p.unum, p.robot_type) for p in g2t.players] == [(p.unum, p.robot_type) for p in final.players]
@@ -41,7 +41,7 @@ def test_nodes_of_a_player_carry_namespace_and_overrides():
 
 
 def test_every_process_of_a_player_takes_the_players_own_clock():
-    """Issue 21: /clock is remapped to <namespace>/clock for every node, in both compositions (the launch file passes
+    """/clock is remapped to <namespace>/clock for every node, in both compositions (the launch file passes
     the same NodeSpec.clock_remap; test_launch_live echoes the topic)."""
     pytest.importorskip("rclpy")
     from villa_bringup.player import node_kwargs

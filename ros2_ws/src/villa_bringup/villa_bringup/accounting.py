@@ -10,7 +10,7 @@ error (its own pose estimate against the truth, in its team's field frame), per 
 off its spot, and the free kicks each team was awarded (a foul of the other team's: on SimSpark mostly a set piece's
 taker touching the ball twice).
 
-Every fall is logged with its context (issue 19: find the causes first): the ball's distance and the nearest other
+Every fall is logged with its context, to find its cause: the ball's distance and the nearest other
 robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before: a teammate or
 an opponent), and, where the player's pipeline runs in process (`villa games`), what its motion did in the last cycle
 it was upright (mode, walk speed and turn, time since its last get-up ended). `fall_cause` names one cause per fall;
@@ -37,7 +37,7 @@ TURNING = 0.3                 # rad/s: a walk turning faster than this is "turni
 WALKING = 0.05                # m/s: slower than this (and not turning) the walk is standing or jogging in place
 ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 KICKOFF_MOVED = 0.3           # m from its spot at the kick-off: the ball moved this far has been kicked off
-KICKOFF_KICK_WITHIN = 3.0     # s: a kick-off kicked within this is kicked at once (§11.2.1, issue 19)
+KICKOFF_KICK_WITHIN = 3.0     # s: a kick-off kicked within this is kicked at once (§11.2.1)
 FREE_KICK_MODES = {"free_kick_left": "left", "direct_free_kick_left": "left",      # play mode -> the side awarded it
                    "free_kick_right": "right", "direct_free_kick_right": "right"}
 

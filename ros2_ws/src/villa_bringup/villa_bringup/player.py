@@ -118,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             names = ", ".join(n.get_fully_qualified_name() for n in nodes)
             nodes[0].get_logger().info(f"player {config.team} #{player.unum}: running {names} in one process")
-            # a callback's exception ends the process with its traceback (the supervisor restarts it); before, a
-            # ValueError there ended it with one line, as if the parameters were bad (seen in real-time matches)
+            # a callback's exception ends the process with its traceback (the supervisor restarts it), not with one
+            # line as if the parameters were bad (a ValueError there, seen in real-time matches)
             while not stop.is_set() and rclpy.ok():
                 executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):

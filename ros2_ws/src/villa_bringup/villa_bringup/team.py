@@ -151,7 +151,7 @@ class TeamRunner:
                 _log(f"{player.namespace(self.config.team)}: no confirmation from the server within "
                      f"{self.ready_timeout:.0f} s (see its log); starting the others anyway")
         # every player started: stop listening to their game_state (50 messages a simulated second each, delivered
-        # to this process for nothing from here on; issue 21)
+        # to this process for nothing from here on)
         self._close_watch()
 
     def _close_watch(self) -> None:

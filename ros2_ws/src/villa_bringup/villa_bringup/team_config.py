@@ -76,8 +76,8 @@ class NodeSpec:
 
     @property
     def clock_remap(self) -> tuple[str, str]:
-        """The player's own simulated clock (issue 21): its bridge publishes /clock and its nodes take it as
-        <namespace>/clock. With one /clock for the team every node heard every bridge's clock (players x nodes x
+        """The player's own simulated clock: its bridge publishes /clock and its nodes take it as
+        <namespace>/clock. With one /clock for the team every node would hear every bridge's clock (players x nodes x
         50 Hz messages, and a clock stepping between the players' streams)."""
         return "/clock", f"{self.namespace}/clock"
 

@@ -75,9 +75,9 @@ def test_kidnapped_robot_recovers():
 
 
 def test_a_relocated_robot_is_followed_at_once_and_never_confidently_lost():
-    """Issue 16: the referee moves the robot 10 m and turns it; odometry knows nothing of it. Sensor resetting from
-    the seen landmarks finds it within a few frames (§5's 5 % random particles alone took seconds, and meanwhile
-    reported a covariance of a few cm); the filter may be wrong for the frame that reveals the move, never longer
+    """The referee moves the robot 10 m and turns it; odometry knows nothing of it. Sensor resetting from the seen
+    landmarks finds it within a few frames (§5's 5 % random particles alone take seconds, and meanwhile report a
+    covariance of a few cm); the filter may be wrong for the frame that reveals the move, never longer
     while claiming a small covariance."""
     offset = np.array([9.0, -4.0, 2.0])
     for seed in range(3):
@@ -120,8 +120,8 @@ def test_lost_filter_reports_the_spread_not_the_cluster():
 
 
 def test_a_fall_ignores_vision_widens_and_the_get_up_relocalizes():
-    """Issue 16: a lying robot's camera sees the sky and the grass through a torso nothing levels; fed to the filter,
-    its pose jumped 8-10 m with a covariance of a few cm. While down (§8) vision and odometry are ignored and the
+    """A lying robot's camera sees the sky and the grass through a torso nothing levels; fed to the filter, its
+    pose would jump 8-10 m with a covariance of a few cm. While down (§8) vision and odometry are ignored and the
     particles spread; after the get-up the first observations pull them in again."""
     wm = WorldModel(seed=2)
     truth = np.array([-6.0, 1.0, 0.3])
@@ -164,12 +164,12 @@ def test_a_fall_ignores_vision_widens_and_the_get_up_relocalizes():
 
 
 def test_one_far_landmark_a_frame_with_bearing_errors_keeps_the_estimate_in_place():
-    """Issue 19, seen in 3 v 3 games: a player near the centre facing its own goal sees one corner flag or post
-    14-18 m away per frame, its bearing now and then 4-7 deg off (1.5 deg expected). Every misfit drew up to half the
-    particles from that one landmark -- a ring of that radius, mostly outside the field, each particle fitting the
-    flag perfectly -- until a few dozen were left near the truth and the estimate jumped to a chance cluster up to
-    19 m away for a frame or more. Particles outside the field (beyond a margin) get no weight, and one landmark
-    alone does not reset."""
+    """Seen in 3 v 3 games: a player near the centre facing its own goal sees one corner flag or post 14-18 m away
+    per frame, its bearing now and then 4-7 deg off (1.5 deg expected). Resetting from one landmark would draw up to
+    half the particles from it at every misfit -- a ring of that radius, mostly outside the field, each particle
+    fitting the flag perfectly -- until a few dozen were left near the truth and the estimate jumped to a chance
+    cluster up to 19 m away for a frame or more. Particles outside the field (beyond a margin) get no weight, and one
+    landmark alone does not reset."""
     names = ["F2L", "F2R", "G2L"]
     truth = np.array([-1.1, -1.0, -3.0])
     for seed in range(3):
@@ -240,7 +240,7 @@ def test_ball_filter_predicts_constant_velocity_within_covariance():
 
 def test_ball_filter_rolling_friction_stops_an_unseen_ball_where_the_ball_stops():
     # a ball rolling with SimSpark's decay (v(t) = v0 exp(-k t)) is tracked; unseen afterwards, the prediction stops
-    # near where the ball does instead of running on at its last speed (friction 0: 5 m off in 6 s in a game, issue 19)
+    # near where the ball does instead of running on at its last speed (friction 0: 5 m off in 6 s in a game)
     k, v0 = 0.9, np.array([2.0, 1.0])
     kf = BallFilter(BallParams(friction=k))
     r = np.diag([0.03 ** 2, 0.03 ** 2])
@@ -311,9 +311,9 @@ def test_a_beam_keeps_the_ball_where_it_is_in_the_field():
 
 
 def test_a_stale_ball_restarts_the_filter_instead_of_giving_the_ball_a_velocity():
-    # issue 19: the first frame after a beam showed the ball from where the robot stood before it (11 m away); the
-    # filter averaged it in, gave the ball a velocity of 6 m/s that took 2 s to decay and put the kick-off taker's
-    # ball 12 cm off while it saw it 20 cm ahead in every frame
+    # the first frame after a beam shows the ball from where the robot stood before it (11 m away); averaged in, it
+    # gave the ball a velocity of 6 m/s that took 2 s to decay and put the kick-off taker's ball 12 cm off while it
+    # saw it 20 cm ahead in every frame
     wm = WorldModel(seed=0)
     wm.known_pose(-0.25, 0.0, 0.0)
     wm.observe([_ball((11.0, 5.0), 0.0)], 0.0)
@@ -327,7 +327,7 @@ def test_a_stale_ball_restarts_the_filter_instead_of_giving_the_ball_a_velocity(
 
 
 def test_the_line_distance_grid_agrees_with_the_exact_distance():
-    """Issue 21: the particle filter's line term reads the distance to the nearest field line from a grid (bilinear);
+    """The particle filter's line term reads the distance to the nearest field line from a grid (bilinear);
     over the field and the grid's margin it is within 1.5 cm of the exact distance, on lines, corners and the circle
     too; beyond the grid it still grows with the distance."""
     import numpy as np

@@ -8,7 +8,7 @@ Kept in the robot frame so that what the robot sees is what it kicks: our pose e
 a sensor reset, a fall) do not move the ball relative to the feet; the field-frame ball (`in_field`) is the pose
 composed with it. A measurement that does not fit the prediction (Mahalanobis distance² above `gate`: the ball
 was kicked, moved by the referee, or the estimate came from a stale frame) starts the filter again from it
-instead of being averaged in (issue 19: a beam's stale first frame gave the ball a velocity of 6 m/s that
+instead of being averaged in (averaged in, a beam's stale first frame gave the ball a velocity of 6 m/s that
 lasted 2 s and put the kick-off taker's ball 12 cm off).
 """
 

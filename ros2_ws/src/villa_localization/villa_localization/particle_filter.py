@@ -105,8 +105,8 @@ def _distance_grid() -> np.ndarray:
 
 def _line_distance(px: np.ndarray, py: np.ndarray) -> np.ndarray:
     """Distance of each point (any shape) to the nearest field line, interpolated bilinearly in the precomputed grid
-    (within 1.5 cm of _point_segment_distance; issue 21: the exact one was 5 ms per frame for five seen lines and
-    1000 particles); a point outside the grid adds its distance to the grid's edge."""
+    (within 1.5 cm of _point_segment_distance; the exact one takes 5 ms per frame for five seen lines and 1000
+    particles); a point outside the grid adds its distance to the grid's edge."""
     g = _distance_grid()
     fx = (px - _GRID_X0) / GRID_RES
     fy = (py - _GRID_Y0) / GRID_RES

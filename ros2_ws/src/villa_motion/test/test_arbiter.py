@@ -91,7 +91,7 @@ def test_walk_then_kick_then_walk(config):
 
 
 def test_the_walk_stands_a_kicks_stand_after_it(config):
-    """A kick with `stand` s (SimSpark's forward kick: its taker fell walking off at once, issue 19) leaves the walk
+    """A kick with `stand` s (SimSpark's forward kick: its taker fell walking off at once without it) leaves the walk
     standing that long before it follows walk commands; a kick without it walks at once (test above)."""
     from dataclasses import replace
 
@@ -113,8 +113,8 @@ def test_the_walk_stands_a_kicks_stand_after_it(config):
 
 
 def test_the_kick_asked_again_while_the_walk_stops_takes_the_newer_ball(config):
-    # issue 19: the ball of the first request carried over by the walk's (commanded) odometry through a 0.4 s stop
-    # was cm off at the kick-off; the strategy asks again each cycle and the kick starts at the newest ball
+    # the ball of the first request, carried over by the walk's (commanded) odometry through a 0.4 s stop, is cm off
+    # at the kick-off; the strategy asks again each cycle and the kick starts at the newest ball
     a, logged = _arbiter(config)
     loop = Loop(a)
     loop.run(3)
@@ -388,8 +388,8 @@ def test_kick_on_the_simulated_robot(config):
 
 
 def test_a_beamed_walk_stands_at_once_and_a_stopped_one_jogs_first(config):
-    """Issue 19 (`villa games` Static seed 44): beamed mid-stride from a sprint, the walk's §10.4.3 jog to a stop
-    carried the gait on at the beam spot and the robot fell. A beam stands the walk at once; a plain stop jogs."""
+    """Beamed mid-stride from a sprint, the walk's §10.4.3 jog to a stop would carry the gait on at the beam spot and
+    the robot fell (`villa games` Static seed 44). A beam stands the walk at once; a plain stop jogs."""
     def walking():
         a, _ = _arbiter(config)
         loop = Loop(a)
@@ -411,7 +411,7 @@ def test_a_beamed_walk_stands_at_once_and_a_stopped_one_jogs_first(config):
 
 
 def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
-    """odometry_heading gyro (issue 19): the heading change is the IMU's yaw rate over each cycle while upright, also
+    """odometry_heading gyro: the heading change is the IMU's yaw rate over each cycle while upright, also
     while standing and kicking (a kick turns the robot on its foot); not while down, and not on a cycle without a new
     IMU reading (an IMU that stopped). "walk": the walk's steps only."""
     rate = 0.5                                                          # rad/s about the torso's z axis

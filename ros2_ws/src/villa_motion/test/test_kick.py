@@ -13,9 +13,6 @@ from villa_motion.params import load_parameter_sets
 from villa_nao import kinematics as K
 from villa_nao.params import config_path
 
-NOT_RETUNED = ("issue 16: villa sim now actuates the Nao as SimSpark does; the forward kick tuned on the old PD "
-               "model moves the ball about 0.5-1.3 m and is not re-tuned yet (docs/status.md)")
-
 KICK_TEXT = """# a test kick
 KICK probe
 DIRECTION 0

@@ -79,8 +79,8 @@ def test_the_physical_naos_walk_turns_both_feet_alike():
 
 
 def test_turning_in_place_stays_within_the_legs_reach():
-    """Every cycle of turning in place either way has its leg IK in reach (the inward foot yaw of the old scheme
-    needed the hip yaw-pitch past its +1 degree stop on every other step)."""
+    """Every cycle of turning in place either way has its leg IK in reach (turning each foot inward
+    would need the hip yaw-pitch past its +1 degree stop on every other step)."""
     for theta in (1.0, -1.0, 0.5):
         w = WalkEngine(load_parameter_sets(config_path("villa_motion", "walk_params.yaml")), "positioning")
         w.command_normalized(0.0, 0.0, theta, "positioning")
@@ -413,7 +413,7 @@ def test_on_simspark_the_sprint_is_goToTarget():
 
 
 def test_standing_still_reuses_the_stands_ik_and_com(monkeypatch):
-    """Issue 21: the stand pose's IK and COM are solved once while the robot stands (same parameters), and the answer
+    """The stand pose's IK and COM are solved once while the robot stands (same parameters), and the answer
     is the one solving them again gives."""
     w = WalkEngine({"p": WalkParams()})
     first = w.update(0.02).joints

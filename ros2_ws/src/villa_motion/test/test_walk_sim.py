@@ -92,16 +92,15 @@ def _heading_change(command, seconds: float = 4.0, set_name: str = "goToTarget")
 
 @pytest.mark.parametrize("command", [(1.0, 0.0, 0.0), (0.5, -1.0, 0.0), (0.5, 1.0, 0.0), (0.0, -1.0, 0.0)])
 def test_walking_without_a_turn_command_keeps_the_heading(command):
-    """As on SimSpark (bench/walk_turn.py --heading: 4 deg or less there in 4 s; here 0-6 deg): with soft hip yaw-pitch
-    servos (config/pd_gains.yaml) the Nao pivoted about its stance foot, 10 to 62 deg in 4 s on these commands; the
-    gyro's heading hold (issue 20) keeps it within a few degrees."""
+    """As on SimSpark (`villa bench walk_turn --heading`: 4 deg or less there in 4 s; here 0-6 deg): stiff hip
+    yaw-pitch servos (config/pd_gains.yaml; with soft ones the Nao pivots about its stance foot, 10 to 62 deg in 4 s on
+    these commands) and the gyro's heading hold keep it within a few degrees."""
     assert abs(_heading_change(command)) < 6.0
 
 
 def test_turning_in_place_is_alike_both_ways():
-    """SimSpark turned +64 / -57 deg in 4 s at 0.6 (goToTarget at 0.2 rad per step), villa sim +50 / -60; with soft
-    hip yaw-pitch servos it turned +13 / -49. Turning in place at up to 0.5 rad per step (turn_in_place, issue 20):
-    +138 / -158."""
+    """SimSpark turns +64 / -57 deg in 4 s at 0.6 with goToTarget at 0.2 rad per step, villa sim +50 / -60 (with soft
+    hip yaw-pitch servos +13 / -49). Turning in place at up to 0.5 rad per step (turn_in_place): +138 / -158."""
     left, right = _heading_change((0.0, 0.0, 0.6)), _heading_change((0.0, 0.0, -0.6))
     assert 100.0 < left < 220.0 and -220.0 < right < -100.0
     assert abs(left + right) < 0.15 * (left - right)
@@ -110,7 +109,7 @@ def test_turning_in_place_is_alike_both_ways():
 def test_gets_up_from_the_back():
     """§8 as a game plays it: perception's fall state from the accelerometer, the motion arbiter's lie skill held
     until the robot lies still, the get-up, its last pose held until upright, then the walk stands; from the pose
-    InProcessNao.lay puts the robot in (the get-up alone, from there, fell back: the old xfail)."""
+    InProcessNao.lay puts the robot in (the get-up alone, from there, falls back)."""
     from villa_motion import arbiter as A
     from villa_perception.stage import PerceptionParams, PerceptionStage
 

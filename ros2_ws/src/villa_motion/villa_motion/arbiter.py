@@ -432,8 +432,8 @@ class MotionArbiter:
 
     def beamed(self) -> None:
         """The robot was beamed (moved and put upright at rest by the server): a walk or a stop for a kick stands at
-        once, without the §10.4.3 jog, which carried the gait's momentum on after the beam, and a robot beamed from a
-        sprint fell on its spot (issue 19, `villa games` Static seed 44). A skill, kick or get-up runs on."""
+        once, without the §10.4.3 jog, which would carry the gait's momentum on after the beam (a robot beamed from a
+        sprint fell on its spot, `villa games` Static seed 44). A skill, kick or get-up runs on."""
         if self.mode == Mode.STOPPING or (self.mode == Mode.WALK and self.walk.walking):   # a standing walk: as is
             self._to_walk(stop=True)
 
@@ -599,7 +599,7 @@ class MotionArbiter:
 
     def _integrate(self, odo, dt: float) -> None:
         """One cycle's odometry step (dx, dy, dtheta; robot frame) onto the odom pose. The heading change is the
-        gyro's yaw rate over the cycle while upright (config.odometry_heading "gyro"; issue 19: the walk's turns are
+        gyro's yaw rate over the cycle while upright (config.odometry_heading "gyro": the walk's turns are
         not what it was told, 128-155 against 244 deg in 3 s of turning in place on SimSpark, and kicks turn the robot
         on its foot without a step), else the walk's; a cycle without a new IMU reading counts the walk's turn, so an
         IMU that stops does not turn the odometry on by its last rate."""

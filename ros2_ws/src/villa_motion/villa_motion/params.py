@@ -5,12 +5,12 @@ variables (§7) from YAML, each with an optional per-simulator overlay (villa_na
       goToTarget: {max_step_x: 0.08, phase_length: 0.3, ...}   # any WalkParams field; others keep defaults
       sprint: {inherit: goToTarget, max_step_x: 0.1}          # start from another set
 
-Walk sets may differ per robot type (issue 20; the UT Austin Villa base code keeps a parameter file per body type):
+Walk sets may differ per robot type (the UT Austin Villa base code keeps a parameter file per body type):
 
     robot_types:
       2: {goToTarget: {max_step_x: 0.11}}                   # robot type 2: these fields of these sets replaced
 
-A file may build on another (issue 20: an agent that walks with fewer sets than the shipped file, as the seed's
+A file may build on another (for an agent that walks with fewer sets than the shipped file, as the seed's
 Table 3 agents do):
 
     base: walk_params.yaml                                  # that file (relative to this one) first; its sets

@@ -1,5 +1,5 @@
 """villa_nao.ros: `wanted` tells whether anything subscribes to a publisher's topic (the nodes build their
-visualization and diagnostic messages only then, issue 21)."""
+visualization and diagnostic messages only then)."""
 
 import time
 

@@ -20,7 +20,7 @@ QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=Histor
 
 def wanted(publisher) -> bool:
     """Whether anything subscribes to the publisher's topic now (rviz, `ros2 topic echo`, `villa record`): the
-    visualization and diagnostic messages no node takes are not built while nobody listens (issue 21)."""
+    visualization and diagnostic messages no node takes are not built while nobody listens."""
     return publisher.get_subscription_count() > 0
 
 
@@ -93,8 +93,8 @@ class BackgroundNode:
 
     def close(self) -> None:
         """Stop spinning, then destroy the node, then shut the context down (the order `spin` above keeps): the
-        context used to be shut down under the spinning executor, and a `villa match` test's process once died of a
-        segmentation fault while closing."""
+        context shut down under the spinning executor can crash the process (a `villa match` test's died of a
+        segmentation fault while closing so)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)

@@ -85,10 +85,9 @@ def test_ctrl_c_stops_workers_and_their_sims_and_keeps_results(tmp_path):
 
 def test_kick_task_approaches_from_the_arc_and_kicks_toward_the_target_in_process():
     """§13.2 with the game's approach (behaviours.kick_approach): from the middle and both ends of the half circle
-    the robot reaches the forward kick's target offset within the 10 s and the ball travels toward the target. (A
-    strict xfail until villa sim's hip yaw-pitch servos were stiffened: the support leg yielded and the ball went
-    1.4-1.6 m; then 2 of 3 kicked, scores 1.28 and 1.66; since the last half metre walks the kickApproach set, 3 of
-    3, scores 0.53, 2.52 and 2.60.)"""
+    the robot reaches the forward kick's target offset within the 10 s and the ball travels toward the target (3 of
+    3 kick, scores 0.53, 2.52 and 2.60; it needs villa sim's stiff hip yaw-pitch servos and the kickApproach set for
+    the last half metre)."""
     from pathlib import Path
 
     from villa_optimize.kick_objective import KickObjective

@@ -131,7 +131,7 @@ def test_trials_must_be_positive(tmp_path):
 @pytest.mark.parametrize("robot_type", [1, 2])
 def test_a_set_learned_for_a_robot_type_is_written_under_that_type(tmp_path, robot_type):
     """A run for robot type T learns T's whole set (the candidate replaces the type's set in training): the file puts
-    it under robot_types.T, so T loads exactly what was learned (type 2's own 0.10 m positioning step no longer layers
+    it under robot_types.T, so T loads exactly what was learned (type 2's own 0.10 m positioning step does not layer
     over it) and every other type keeps its set."""
     space = Space.from_yaml(config_path("villa_optimize", "positioning_space.yaml"))
     shipped = Path(config_path("villa_motion", "walk_params.yaml"))
@@ -183,8 +183,8 @@ def test_a_kick_learned_under_its_start_sets_name_replaces_that_sets_kick(tmp_pa
 
 
 def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_worse_half(tmp_path):
-    """--robust (issue 19): every candidate kicks from the same ball offsets, spread over the whole +-offset square
-    (SimSpark is deterministic per offset, and a mean over random ones rewarded lucky candidates); the fitness is the
+    """--robust: every candidate kicks from the same ball offsets, spread over the whole +-offset square
+    (SimSpark is deterministic per offset, and a mean over random ones rewards lucky candidates); the fitness is the
     mean of the worse half of the scores; it needs --standing and at least two attempts."""
     from villa_optimize.kick_objective import KickObjective, evaluation_fitness, standing_offsets
 

@@ -103,7 +103,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="bounds overriding the automatic ones (joint stops, waits 0.04-1.5 s)")
     try:
         from villa_optimize.kick_objective import add_kick_arguments
-    except ImportError:       # the kick task needs villa_motion.kick (issue #10's kick engine)
+    except ImportError:       # the kick task needs villa_motion.kick (the §13 kick engine)
         return
     add_kick_arguments(sub, _common)
 

@@ -9,10 +9,10 @@ ball (it moves over 0.15 m before the kick starts) or has not kicked 10 s after 
 
 With ``standing`` the attempts are kicks from standing with the ball at the kick's offset plus up to ``offset`` (2 cm)
 of error in x and y (villa_optimize.standing_kick): no approach, a much cheaper evaluation, for tuning the swing itself
-on a server. With ``robust`` as well (a deviation from §13.2's mean, issue 19), every candidate kicks from the same
+on a server. With ``robust`` as well (a deviation from §13.2's mean), every candidate kicks from the same
 offsets spread evenly over that square (a Halton sequence) and its fitness is the mean of its worse half: on SimSpark
-the forward kick's distance changed from 3.5 to 1.1 m with 1 cm of ball offset, the same every time, and 8 of 20
-first kick-off kicks in games moved the ball under 1 m, so a kick good on average is not good enough at a kick-off.
+a forward kick's distance can change from 3.5 to 1.1 m with 1 cm of ball offset, the same every time, and a kick good
+on average then moves the ball under 1 m at many kick-offs (docs/optimize.md).
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ class RunState:
     es: Any
     generation: int = 0
     evaluations: int = 0
-    eval_seconds: float = 0.0                  # wall time spent in generations (all sessions)
+    eval_seconds: float = 0.0                  # wall time spent in generations (a resumed run's too)
     best_x: np.ndarray | None = None
     best_fitness: float = -np.inf
     best_info: dict | None = None

@@ -99,8 +99,8 @@ class InProcessNao:
     def joint_angles(self) -> dict[str, float]:
         """NAOqi name -> angle (rad, NAOqi sign) as a player on the server perceives it: the joint sensors (MuJoCo
         evaluates them before the last substep's integration, 5 ms old) in degrees truncated to 0.01, as
-        rcssservermj sends them. The true angles (qpos) made the walk turn in place at a quarter of the rate it turns
-        at in games on the same server, and hid that difference from the optimizer and the benches (issue 19)."""
+        rcssservermj sends them. With the true angles (qpos) the walk turns in place at a quarter of the rate it turns
+        at in games on the same server, which would hide that difference from the optimizer and the benches."""
         deg = joint_degrees(self.sim.mj_data.sensordata, self._sensor_adr)
         return dict(zip(self.names, (self.signs * np.radians(deg)).tolist(), strict=True))
 

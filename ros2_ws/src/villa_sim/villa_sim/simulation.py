@@ -296,8 +296,8 @@ class VillaSoccerSimulation(SoccerSimulation):
 
     def beam_agent(self, actuator_name: str, beam_pose: tuple[float, float, float]) -> None:
         """SimSpark's beam (SoccerBase::MoveAndRotateAgent): every body of the robot moved as it stands, at rest; its
-        joints keep their angles. rcssservermj's beam also sets every joint to 0: a robot beamed while it walked (at a
-        goal) stood up straight in mid-step and fell (issue 19: the kick-off after a goal)."""
+        joints keep their angles. rcssservermj's beam also sets every joint to 0: a robot beamed while it walks (at a
+        goal) stands up straight in mid-step and falls, and the kick-off after the goal has no kick."""
         agent_id = AgentID.from_prefixed_name(actuator_name)
         player = None
         if agent_id is not None and TeamSide.is_valid(agent_id.team_id):
@@ -355,7 +355,7 @@ class VillaSoccerSimulation(SoccerSimulation):
 
     def ctrl_motor(self, name: str, q: float, dq: float, kp: float, kd: float, tau: float) -> None:
         """rcssservermj's PD command, as its ctrl_motor sets it, through actuator ids looked up once per model (its
-        six lookups by name per joint were a fifth of the simulation thread with 22 Naos; issue 21)."""
+        six lookups by name per joint take a fifth of the simulation thread with 22 Naos)."""
         if self._velocity.pop(name, None) is not None:   # rcssservermj's PD command: out of velocity mode
             self._servo = None
         ids = self._pd_actuators.get(name)

@@ -27,7 +27,7 @@ def test_the_shipped_formation_parameters_are_the_defaults_and_the_stopper_may_g
     shipped = formation.formation_params(load_parameters(config_path("villa_strategy", "strategy.yaml")))
     assert shipped == formation.FormationParams()
     ball = np.array([-3.0, 6.0])
-    # §11.1: directly behind the ball (0.8 m, not the report's 1.5: docs/status.md, twenty-seventh session)
+    # §11.1: directly behind the ball (0.8 m, not the report's 1.5: docs/status.md, "Game results")
     assert formation.formation(ball, 3)["stopper"] == pytest.approx(ball + [-shipped.stopper_offset, 0.0])
     assert shipped.stopper_offset == pytest.approx(0.8)
     on_line = formation.formation(ball, 3, params=replace(shipped, stopper_goal_line=True))["stopper"]
@@ -113,8 +113,8 @@ def test_approach_goes_around_the_ball_when_in_front():
 
 
 def test_dribble_walks_straight_up_behind_the_ball_and_around_it_only_when_it_is_in_the_way():
-    # issue 19: 0.47 m behind the ball on its line to the goal, the ball counted as an obstacle (0.5 m) and the
-    # player sidestepped there instead of closing in to walk through it
+    # 0.47 m behind the ball on its line to the goal, with the ball counted as an obstacle (0.5 m), the player
+    # sidestepped there instead of closing in to walk through it
     target, walk = B.dribble((-0.47, 0.03), 0.0, (0.0, 0.0))
     assert walk.x > 0.3 and abs(walk.y) < 0.3 * walk.x
     target, walk = B.dribble((-0.7, 0.25), 0.0, (0.0, 0.0))           # off the line: up behind the ball first
@@ -142,8 +142,8 @@ def test_dribble_pushes_the_ball_steering_it_onto_the_torsos_centre_line():
 
 
 def test_dribble_walks_on_at_a_ball_that_rolled_ahead_on_its_line():
-    # issue 19: a pushed ball rolls 0.5-1 m ahead; walking up to a point behind it slowed the player to a stop there
-    # (driveBallToGoal, villa sim, 12 trials: 7.8 / 7.0 / 5.5 m for robot types 0 / 1 / 2 -> 9.8 / 7.9 / 7.5 m)
+    # a pushed ball rolls 0.5-1 m ahead; walking up to a point behind it slows the player to a stop there
+    # (driveBallToGoal, villa sim, 12 trials: 7.8 / 7.0 / 5.5 m for robot types 0 / 1 / 2, 9.8 / 7.9 / 7.5 m walking on)
     for d in (0.6, 0.9):
         target, walk = B.dribble((-d, 0.05), 0.0, (0.0, 0.0))
         assert walk.x > 0.6 and walk.parameter_set == B.NEAR_BALL_SET
@@ -153,7 +153,7 @@ def test_dribble_walks_on_at_a_ball_that_rolled_ahead_on_its_line():
 
 
 def test_a_ball_on_a_line_into_their_goal_is_walked_in_from_where_the_player_stands():
-    # issue 19 (a traced game): the ball 0.13 m before their goal line between the posts; the point behind it along the
+    # a traced game: the ball 0.13 m before their goal line between the posts; the point behind it along the
     # goal's centre line was their goalie's, and the on-ball player walked round the ball until the game ended
     hl = B.F.HALF_LENGTH
     me, ball = np.array([hl - 0.95, -0.42]), np.array([hl - 0.13, -0.49])
@@ -180,8 +180,8 @@ def test_dribble_faces_the_way_to_move_the_ball_while_the_ball_is_beside_or_behi
 
 
 def test_near_the_ball_the_face_changes_smoothly_as_the_player_circles_it():
-    # issue 19: near the ball the face switched from the ball to the way to move it at 60 deg, and from the walk's
-    # heading to that face 0.5 m from the walk's target: full-speed turns back and forth (35 % of the time near it)
+    # with the face switching from the ball to the way to move it at 60 deg, and from the walk's heading to that
+    # face 0.5 m from the walk's target, players near the ball turned at full speed back and forth (35 % of the time)
     direction = 0.3
     rel = np.radians(np.linspace(-179, 179, 359))
     face = np.array([B.near_ball_face(direction + r, direction) for r in rel])
@@ -356,8 +356,8 @@ def test_goalie_dives_at_a_shot():
 
 def test_a_goalie_closest_to_a_ball_in_our_box_goes_for_it():
     """§9.1: the goalie takes the onBall role for a ball in our goal box when it is the closest, and a field player
-    covers the goal (goalieReplacement). Issue 19: the goalie held both roles and acted as "goalie"; a still ball
-    1 m from our goal lay 8 s beside it until AllBall walked it in."""
+    covers the goal (goalieReplacement). A goalie holding both roles that acts as "goalie" lets a still ball 1 m
+    from our goal lie beside it (8 s in a traced game, until AllBall walked it in)."""
     pos = {1: (-14.5, 0.0, 0.0), 2: (-6.0, 1.0, 0.0), 3: (-3.0, -2.0, 0.0)}
     ball = (-14.0, 1.2)
     decisions = {u: D.TeamPlayer(u, D.StrategyParams(team_size=3)).decide(
@@ -374,8 +374,8 @@ def test_a_goalie_closest_to_a_ball_in_our_box_goes_for_it():
 
 def test_votes_from_before_the_beams_do_not_take_the_kick_off_takers_role():
     """§11.4 votes describe where the players stood: those of the play before a goal (our own here; heard ones too)
-    outvoted the kick-off's own mapping at its first cycles, and our taker, made stopper, stepped aside at the whistle
-    (issue 19: its kick then started after the walk's stop, from off its spot). The beams forget them."""
+    would outvote the kick-off's own mapping at its first cycles, and our taker, made stopper, step aside at the
+    whistle (its kick then starts after the walk's stop, from off its spot). The beams forget them."""
     p = D.TeamPlayer(2, D.StrategyParams(team_size=3))
     for t in (10.0, 10.02, 10.04):                          # in play unum 3 is at the ball: onBall; we are stopper
         d = p.decide(_view((-3.0, 0.0, 0.0), (5.0, 3.0), {1: (-14.0, 0.0), 3: (4.7, 3.0)}), D.PLAY_ON, t, True)
@@ -391,7 +391,7 @@ def test_votes_from_before_the_beams_do_not_take_the_kick_off_takers_role():
 
 
 def test_a_team_of_one_or_two_goes_for_the_ball():
-    """Issue 16: unum 1 of a team of one played goalie and never went for the ball. A goalie is reserved only from
+    """Unum 1 of a team of one must not play goalie: it would never go for the ball. A goalie is reserved only from
     formation.GOALIE_MIN_TEAM players on; smaller teams are field players and the closest one takes the ball."""
     ball = (3.0, 2.0)
     solo = D.TeamPlayer(1, D.StrategyParams(team_size=1))

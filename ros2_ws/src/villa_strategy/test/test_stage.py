@@ -50,7 +50,7 @@ def test_requests_a_skill_once_while_it_runs_and_focuses_the_head_on_the_ball():
 
 
 def test_the_first_beam_waits_until_the_new_robot_has_stood_for_a_while():
-    """Issue 19 (`villa match --realtime`): a new robot's joints go from straight to the stand pose when motion starts;
+    """`villa match --realtime`: a new robot's joints go from straight to the stand pose when motion starts;
     beamed in that crouch it lurched up to 17 cm and knocked the ball off the centre spot. The first beam waits for
     FIRST_BEAM_STAND s of the motion standing."""
     s = _stage()
@@ -75,7 +75,7 @@ def _beams(s, t0, mode, n, active=lambda t: None):
 
 
 def test_after_a_goal_the_beam_waits_until_the_walk_has_stopped():
-    """Issue 19 (`villa games` Static seed 44): beamed at the goal in mid-stride from a sprint, two robots landed
+    """`villa games` Static seed 44: beamed at the goal in mid-stride from a sprint, two robots landed
     mid-step and fell on their spots, one of them the kick-off taker. A later beam waits for BEAM_STAND s of the
     motion standing."""
     s = _stage()
@@ -97,8 +97,8 @@ def test_after_a_goal_a_robot_that_does_not_stand_is_beamed_before_the_phase_end
 
 def test_while_its_beam_waits_the_decision_sees_no_beam_settling():
     """The kick-off taker lines up once settled after its beam (decision.since_beam): seeing the game's first beam,
-    it lined up from where play left it after a goal, so the walk never stopped and the beam came BEAM_WAIT s into
-    the pause with the robot walking (issue 19, `villa games` Static seed 1). While a beam waits, since_beam is inf."""
+    it would line up from where play left it after a goal, so the walk never stopped and the beam came BEAM_WAIT s
+    into the pause with the robot walking (`villa games` Static seed 1). While a beam waits, since_beam is inf."""
     s = _stage()
     seen = []
     decide = s.player.decide

@@ -207,9 +207,9 @@ def approach_target(me, ball, direction: float, behind: float = 0.25, side: floa
     between it and our goal, a point farther back along the opponent's likely dribble path (pursuit angle) — while the
     opponent is nearer the ball than we are (by PURSUIT_MARGIN): otherwise the opponent is not the one about to move
     it, and two players both waiting in pursuit 0.6 m from a still ball would stand there for the rest of the game
-    (seen on SimSpark, issue 16); and not with the ball in their penalty area, where the opponent at it is mostly
-    their goalie, who does not dribble it anywhere (issue 19: our player waited 0.6 m off a ball lying against their
-    goalie for the last 11 s of a game, with the goal beside it open)."""
+    (seen on SimSpark); and not with the ball in their penalty area, where the opponent at it is mostly their goalie,
+    who does not dribble it anywhere (seen in a game: our player waited 0.6 m off a ball lying against their goalie
+    for the last 11 s, with the goal beside it open)."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     u = np.array([math.cos(direction), math.sin(direction)])
     target = ball - behind * u
@@ -296,8 +296,8 @@ def kick_approach(kick, me, theta: float, ball, direction: float, body: Body | N
 
 def window_direction(kick, theta: float, direction: float, spread: float) -> float:
     """The direction (rad) within `spread` of `direction` nearest the one `kick` sends the ball from heading `theta`
-    (issue 19, a deviation from §13.1.1's one direction: lining up to one exact line took 3-6 s in games, in which an
-    opponent came; with a window a player walking at the ball kicks the way it faces)."""
+    (a deviation from §13.1.1's one direction: lining up to one exact line took 3-6 s in games, in which an opponent
+    came; with a window a player walking at the ball kicks the way it faces)."""
     off = wrap(theta + kick.direction - direction)
     return wrap(direction + max(-spread, min(spread, off)))
 
@@ -358,7 +358,7 @@ class KickBehaviour:
     def again(self, me, theta: float, ball) -> KickStep | None:
         """The kick being approached, asked for again with the ball where it now lies while the kick engine reaches it
         from this stand (the motion's own test, without the approach's margin): for a kick the motion already stops
-        for or runs, instead of the whole approach (issue 21: its reach checks cost 4-75 ms a cycle). None: approach
+        for or runs, instead of the whole approach (its reach checks cost 4-75 ms a cycle). None: approach
         again (execute)."""
         kick = self.kicks.get(self.current or "")
         if kick is None:
@@ -373,7 +373,7 @@ class KickBehaviour:
 PUSH_REACH = 0.5            # m: the ball within this far ahead of the torso is pushed (walked through, §12.6)
 PUSH_CONE = math.radians(50)   # the heading may be this far off the way the ball should go while pushing it
 PUSH_FAR = 1.0              # m: a ball up to this far ahead and within PUSH_FAR_WIDTH m of the centre line is walked
-PUSH_FAR_WIDTH = 0.15       # on at, not walked up to behind (a pushed ball rolls 0.5-1 m ahead; issue 19)
+PUSH_FAR_WIDTH = 0.15       # on at, not walked up to behind (a pushed ball rolls 0.5-1 m ahead)
 PUSH_WIDTH = 0.06           # m: the ball this far to either side of the torso's centre line still meets the feet
 
 
@@ -394,7 +394,7 @@ DRIBBLE_AIM_RANGE = 4.0     # m from their goal's centre: the dribble aims at th
 def attack_direction(ball, opponents=()) -> float:
     """The way (rad, field frame) to move the ball toward their goal: at its centre; within DRIBBLE_AIM_RANGE m of it,
     at the middle of the larger gap beside their goalie (the opponent nearest the goal, if within 2 m of it; §14's
-    shot, penalty.shot_window). Issue 19: dribbled at the centre, the ball ran into a goalie standing there."""
+    shot, penalty.shot_window): dribbled at the centre, the ball runs into a goalie standing there."""
     ball = np.asarray(ball, float)[:2]
     to_goal = F.OPP_GOAL - ball
     if float(np.linalg.norm(to_goal)) > DRIBBLE_AIM_RANGE or ball[0] >= F.HALF_LENGTH:
@@ -414,9 +414,9 @@ FINISH_MARGIN = 0.2         # m inside either post the line through the ball mus
 def on_scoring_line(me, ball) -> bool:
     """Whether walking straight through the ball from `me` sends it into their goal: the ball within FINISH_RANGE m of
     their goal line, we within FINISH_REACH m behind it, and the line from us through the ball crossing the goal line
-    FINISH_MARGIN m inside the posts (issue 19: a ball 0.13 m from the line between the posts lay there for 13 s while
-    the on-ball player, whose approach point behind the ball along the goal's centre line was taken by their goalie,
-    walked round it; any push along the line it stood on would have scored)."""
+    FINISH_MARGIN m inside the posts (seen in a game: a ball 0.13 m from the line between the posts lay there for
+    13 s while the on-ball player, whose approach point behind the ball along the goal's centre line was taken by
+    their goalie, walked round it; any push along the line it stood on would have scored)."""
     me, ball = np.asarray(me, float)[:2], np.asarray(ball, float)[:2]
     d = ball - me
     if not (F.HALF_LENGTH - FINISH_RANGE < ball[0] < F.HALF_LENGTH) or d[0] <= 0.05 \
@@ -432,8 +432,8 @@ def near_ball_face(agent_dir: float, direction: float) -> float:
     """Where a player near the ball faces (§12.3), rad: the ball (`agent_dir`, from the player) while it lies within
     FACE_SPAN of the way to move it (`direction`); beyond, back toward that way, which it faces with the ball more
     than 2 * FACE_SPAN off (beside or behind it: turning to the ball would only have to be undone). Continuous, so
-    that the turn does not jump as the player circles the ball (issue 19: a switch between the two at 60 deg, and
-    one from the walk's heading to this face 0.5 m from the walk's target, sent full-speed turns back and forth)."""
+    that the turn does not jump as the player circles the ball (a switch between the two at 60 deg, and one from the
+    walk's heading to this face 0.5 m from the walk's target, sent full-speed turns back and forth in games)."""
     d = wrap(agent_dir - direction)
     if abs(d) > FACE_SPAN:
         d = math.copysign(max(0.0, 2 * FACE_SPAN - abs(d)), d)
@@ -506,7 +506,7 @@ def want_kick(ball, desired_dir: float, opponents=(), lining_up_for: float = 0.0
     nor after 15 s of lining up (then the agent dribbles). decision.TeamPlayer._kick requests the kick. `rule`
     "free" (a deviation, §13.3: with a slow walk the kicking agent outscored the dribbling one) kicks whenever no
     opponent is within 1 m; "never" (a deviation: our kicks in play moved the ball 0.7-1.1 m (median) after seconds of
-    lining up, not past the opponent §12.7 kicks to get by; issue 19) always dribbles."""
+    lining up, not past the opponent §12.7 kicks to get by) always dribbles."""
     if rule not in KICK_RULES:
         raise ValueError(f"kick rule must be one of {', '.join(KICK_RULES)}, got {rule!r}")
     ball = np.asarray(ball, float)[:2]

@@ -32,8 +32,8 @@ KICKOFF_SPACING = 1.0    # m between any two beam positions before a kick-off
 @dataclass(frozen=True)
 class FormationParams:
     forward_offset: tuple[float, float] = (0.0, 2.0)     # m, forwardLeft = ball + (x, y), forwardRight mirrors y
-    stopper_offset: float = 0.8                          # m behind the ball (§11.1's 1.5 m; issue 19: no worse
-    #                                                      in the rows, docs/status.md, twenty-seventh session)
+    stopper_offset: float = 0.8                          # m behind the ball (§11.1's 1.5 m; no worse in the
+    #                                                      rows, docs/status.md, "Game results")
     stopper_goal_line: bool = False                      # behind the ball on the line to our goal's centre (not -x)
     goalie_min_team: int = GOALIE_MIN_TEAM               # players a team needs before it keeps a goalie home
     wing_offset: tuple[float, float] = (-3.0, 4.0)       # m, wingLeft = ball + (x, y)
@@ -177,7 +177,7 @@ def kickoff_positions(team_size: int, our_kickoff: bool,
     """Beam positions before a kick-off (§11.2.1): all in our half, outside the centre circle unless we kick off. At
     our kick-off the stopper is its receiver, beamed beside the taker at `params.kickoff_receiver` on the side the
     kick-off kick goes (decision: kickoff_side): the taker may not touch the ball again until another robot has, and
-    from the stopper's spot 2.3 m behind the centre its nearest teammate walked 4-5 m to the ball (issue 19)."""
+    from the stopper's spot 2.3 m behind the centre its nearest teammate walked 4-5 m to the ball."""
     pos = formation((0.0, 0.0), team_size, params=params)
     r = F.CENTER_CIRCLE_RADIUS + 0.3
     out = {}
@@ -209,8 +209,8 @@ def give_way(ball, me, distance: float) -> np.ndarray:
     """Where a robot that may not touch the ball stands aside: `distance` m from the ball across the line from the
     ball to their goal, on the robot's side (the other side when the side line is nearer). Off that line it is not in
     the way of the teammate that comes for the ball from behind it. Nearer the ball than GIVE_WAY_CLEAR (a weak kick
-    left it at the taker's feet) it first steps straight back from the ball: turning and walking aside there touched it
-    again, a foul (issue 19, SimSpark)."""
+    left it at the taker's feet) it first steps straight back from the ball: turning and walking aside there touches
+    it again, a foul (seen on SimSpark)."""
     b = np.asarray(ball, float)[:2]
     away = np.asarray(me, float)[:2] - b
     gap = float(np.linalg.norm(away))

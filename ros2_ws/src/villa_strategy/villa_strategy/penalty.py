@@ -15,7 +15,7 @@ SHOT_KEEPER_HALF = 0.3      # m beside the goalie's centre: the nearest a shot's
 
 def shot_window(ball, opp_goalie=None) -> tuple[float, float]:
     """§14's shot, into the larger gap between their goalie and a post (the seed bisects the angle between them; here
-    with margins at both), as a window of directions: the penalty kick's, and (issue 19) every shot on goal's and the
+    with margins at both), as a window of directions: the penalty kick's, and every shot on goal's and the
     dribble's aim near their goal. Returns (its middle, its half width) in rad, field frame, seen from the ball,
     SHOT_POST_MARGIN m inside the post and SHOT_KEEPER_HALF m beside the goalie; half width 0 (the gap's middle) when
     the gap is narrower than that. A goalie outside the goal

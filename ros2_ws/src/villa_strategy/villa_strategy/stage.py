@@ -27,10 +27,10 @@ UPRIGHT = A.UPRIGHT
 BEAM_MISSED = 1.0           # m between our estimate and the beam spot that means a beam did not take effect
 FIRST_BEAM_STAND = 0.5      # s the motion stands before the player's first beam (a new robot goes from its straight
                             # joints to the stand pose: beamed in that crouch, it lurched up to 17 cm on villa sim in
-                            # real time and knocked the ball off the centre spot, issue 19)
+                            # real time and knocked the ball off the centre spot)
 BEAM_STAND = 0.2            # s the motion stands before a later beam (after a goal): beamed mid-stride from a sprint,
                             # a robot landed mid-step and fell on its spot (two of six in one goal, `villa games`
-                            # Static seed 44; the fallen kick-off taker's kick-off came at 10 s, issue 19)
+                            # Static seed 44; the fallen kick-off taker's kick-off came at 10 s)
 BEAM_WAIT = 1.5             # s into a beam phase after which a later beam goes whatever the motion does (a robot
                             # down or getting up): beams count only during the phase (SimSpark's goal pause is 3 s)
 SEES_BALL_FOR = 0.5         # s since the ball was last seen that still counts as seeing it (§6's "sees ball" bit)
