@@ -152,6 +152,7 @@ class BridgeSession:
         self._motion_dead = True                  # sync mode: the watchdog expired and no targets came since
         self._first = True                        # the next message is the connection's first
         self._answered: Perception | None = None  # the perception the last answer went to (for on_answered)
+        self.angles: dict[str, float] = {}        # the perception being answered: joint angles, NAOqi names, rad
 
     # --- called from other threads -------------------------------------------------------------------
     def submit_targets(self, targets: Mapping[str, JointTarget], stamp: float | None = None) -> None:
@@ -289,6 +290,7 @@ class BridgeSession:
                     self.on_confirmed(*conf)
             names, pos, _ = from_wire(perception.joint_names, perception.joint_angles)
             angles = dict(zip(names, pos.tolist(), strict=True))
+            self.angles = angles
             self._guarded(self.on_perception, perception, t0)
             self.stats.spoiled += perception.spoiled
             self._answered = perception

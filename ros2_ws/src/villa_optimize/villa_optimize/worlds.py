@@ -272,11 +272,8 @@ class _SocketWorld:
                                                                                      strict=True)}, stamp)
 
     def _on_perception(self, p, t0: float) -> None:
-        from villa_bridge.joint_io import from_wire
-
-        names, pos, _ = from_wire(p.joint_names, p.joint_angles)
         self.trainer.poll()                     # the ground truth that came with this perception
-        self._handler(p, dict(zip(names, pos.tolist(), strict=True)))
+        self._handler(p, self.session.angles)
 
     def _idle_cycle(self, p, joints: dict[str, float]) -> None:
         self._submit(self._idle.update(0.02, joints).joints, p.time)
