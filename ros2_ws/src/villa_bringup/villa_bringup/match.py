@@ -23,7 +23,8 @@ from pathlib import Path
 import yaml
 
 from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, duration_error, game_over
-from villa_bringup.games import PENALTY_TIME, penalty_over, start_penalty, with_penalty_role
+from villa_bringup.games.play import penalty_over, start_penalty
+from villa_bringup.games.spec import PENALTY_TIME, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
 
