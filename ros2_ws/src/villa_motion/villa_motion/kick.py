@@ -40,15 +40,16 @@ Public API (what the optimizer and the motion node use):
   convenience and not used yet). ``stand_joints(stand)``: the standing targets a kick starts from and ends in.
 - ``reachable_fraction(kick, ball_rel, stand)``; ``choose_kick(kicks, me, theta, ball, direction)`` (§13.1.1 cost)
   -> (kick, stand-at xy, face theta, cost); ``approach_pose``; ``kickoff_direction(rng)`` (§11.2.1).
-- In-process simulation helpers: ``place_ball(nao, x, y)``, ``ball_relative(nao)`` (ground truth, robot frame) and
-  ``run_kick(nao, kick) -> KickResult`` (distance, heading, fell) for an InProcessNao standing near the ball.
+
+A kick run in the in-process simulation from standing is villa_optimize.standing_kick's episode
+(villa_optimize.worlds.InProcessWorld); villa_motion imports no simulator.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -57,7 +58,6 @@ from scipy.interpolate import CubicHermiteSpline
 from transforms3d.euler import euler2mat
 
 from villa_motion.params import ROBOT_TYPES_KEY
-from villa_nao import field as F
 from villa_nao import kinematics as K
 from villa_nao.joints import is_robot_type
 from villa_nao.params import config_path, overlay_path, read_yaml, share_path
@@ -741,77 +741,10 @@ def kickoff_direction(rng: np.random.Generator | None = None, base: float = 0.0,
     return base + sign * math.radians(float(rng.uniform(*degrees)))
 
 
-# --- running one kick in the in-process simulation -------------------------------------------------------------
-def ball_relative(nao) -> np.ndarray:
-    """Ground truth: the ball (x, y) in the horizontal robot frame of an InProcessNao (for tests, benches, tuning)."""
-    p, yaw, _ = nao.torso_pose()
-    return np.array(F.to_local(nao.sim.ball.xpos, p, yaw))
-
-
-def place_ball(nao, x: float, y: float) -> None:
-    """Put the ball at rest at field (x, y) in an InProcessNao's simulation."""
-    import mujoco
-
-    sim = nao.sim
-    model, data = sim.mj_model, sim.mj_data
-    adr = model.jnt_qposadr[model.body("ball").jntadr[0]]
-    dof = model.jnt_dofadr[model.body("ball").jntadr[0]]
-    data.qpos[adr:adr + 7] = [x, y, F.BALL_RADIUS, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[dof:dof + 6] = 0.0
-    mujoco.mj_forward(model, data)
-
-
-@dataclass
-class KickResult:
-    started: bool
-    reason: str
-    ball_start: np.ndarray
-    ball_end: np.ndarray
-    fell: bool
-    lowest_up: float
-
-    @property
-    def distance(self) -> float:
-        return float(np.linalg.norm(self.ball_end[:2] - self.ball_start[:2]))
-
-    @property
-    def heading(self) -> float:
-        d = self.ball_end[:2] - self.ball_start[:2]
-        return math.atan2(d[1], d[0])
-
-
-def run_kick(nao, kick: KickDef, stand: StandPose = StandPose(), settle: float = 0.5, roll_time: float = 4.0,
-             stand_joints: Callable[[], Mapping[str, float]] | None = None, robot_type: int = 0) -> KickResult:
-    """One kick on an InProcessNao-like object (``command``, ``step``, ``joint_angles``, ``torso_pose``, ``sim.ball``)
-    standing near the ball: stand ``settle`` s, kick, stand and let the ball roll ``roll_time`` s."""
-    engine = KickEngine(kick, stand, robot_type)
-    still = dict(stand_joints()) if stand_joints else _stand_joints(stand, robot_type)
-    for _ in range(int(round(settle / 0.02))):
-        nao.command(still)
-        nao.step()
-    start = np.asarray(nao.sim.ball.xpos, dtype=float).copy()
-    lowest = nao.torso_pose()[2]
-    if not engine.start(ball_relative(nao)):
-        return KickResult(False, engine.reason, start, start, False, lowest)
-    while not engine.done:
-        nao.command(engine.update(0.02, nao.joint_angles()))
-        nao.step()
-        lowest = min(lowest, nao.torso_pose()[2])
-    for _ in range(int(round(roll_time / 0.02))):
-        nao.command(still)
-        nao.step()
-        lowest = min(lowest, nao.torso_pose()[2])
-    return KickResult(True, "", start, np.asarray(nao.sim.ball.xpos, dtype=float).copy(), lowest < 0.5, lowest)
-
-
-def _stand_joints(stand: StandPose, robot_type: int = 0) -> dict[str, float]:
+def stand_joints(stand: StandPose = StandPose(), robot_type: int = 0) -> dict[str, float]:
+    """The standing joint targets the kick starts from and returns to."""
     joints = dict(ARMS)
     for side, names in (("L", LEFT), ("R", RIGHT)):
         r = K.leg_ik(side, _pose(_stand_feet(stand)[side], (0.0, 0.0, 0.0), stand.torso_lean), robot_type)
         joints.update(zip(names, (float(a) for a in r.angles), strict=True))
     return joints
-
-
-def stand_joints(stand: StandPose = StandPose(), robot_type: int = 0) -> dict[str, float]:
-    """The standing joint targets the kick starts from and returns to."""
-    return _stand_joints(stand, robot_type)

@@ -156,7 +156,7 @@ class InProcessWorld:
             targets, move = prep.step(nao.time, nao.joint_angles(), (p[0], p[1], p[2], yaw, up))
             if move:
                 nao.place(*task.placement(), keep_joints=True)
-                ball.drop_at(*(task.ball or BALL_AWAY))
+                nao.place_ball(*(task.ball or BALL_AWAY))
             nao.command(targets)
             nao.step()
         while not ep.done and not ep.timed_out():
