@@ -20,7 +20,8 @@ from villa_motion import arbiter as A
 from villa_motion import head as H
 from villa_nao.joints import check_robot_type
 from villa_strategy import behaviours as B
-from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
+from villa_strategy.decision import TeamPlayer
+from villa_strategy.decision_data import Decision, StrategyParams, WorldView
 from villa_strategy.formation import formation_params, roles_for, variant_formation
 
 UPRIGHT = A.UPRIGHT
@@ -155,7 +156,7 @@ class StrategyStage:
         d = self.player.decide(view, play_mode, game_time, side_left)
         beam = None
         # the first beam waits for the new robot's stand; a later one for the walk to stop (or BEAM_WAIT s) unless the
-        # decision needs it now (the kick-off taker after a goal, decision.Decision.beam_now)
+        # decision needs it now (the kick-off taker after a goal, decision_data.Decision.beam_now)
         stand = FIRST_BEAM_STAND if self.beamed_to is None else BEAM_STAND
         settled = (self._stand_since is not None and t - self._stand_since >= stand - 1e-9) or \
             (self.beamed_to is not None and (d.beam_now or t - self._mode_since >= BEAM_WAIT - 1e-9))
