@@ -43,8 +43,10 @@ def test_skill_variables_follow_the_robot_type_and_the_simulator():
         return A.MotionConfig.from_params(p).skill_variables["getup_back"]
 
     assert getup(1, "simspark") != getup(0, "simspark") == getup(2, "simspark")
-    assert getup(1, "rcssservermj") != getup(0, "rcssservermj") == getup(2, "rcssservermj")
-    assert getup(1, "rcssservermj") != getup(1, "simspark")
+    assert getup(1, "villa") != getup(0, "villa") == getup(2, "villa")
+    assert getup(1, "villa") != getup(1, "simspark")
+    with pytest.raises(ValueError, match="unknown world 'rcssservermj'; known: villa, simspark, naoqi"):
+        getup(0, "rcssservermj")
 
 
 def test_fall_state_values_match_the_message():
@@ -451,5 +453,5 @@ def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
     with pytest.raises(ValueError, match="odometry_heading"):
         A.MotionConfig.from_params(A.motion_parameters({"odometry_heading": "feet"}))
     heading = {sim: A.MotionConfig.from_params(A.motion_parameters({"simulator": sim})).odometry_heading
-               for sim in ("rcssservermj", "simspark", "naoqi")}
-    assert heading == {"rcssservermj": "gyro", "simspark": "gyro", "naoqi": "walk"}     # "" by default
+               for sim in ("villa", "simspark", "naoqi")}
+    assert heading == {"villa": "gyro", "simspark": "gyro", "naoqi": "walk"}     # odometry_heading ""

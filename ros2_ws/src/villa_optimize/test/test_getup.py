@@ -61,8 +61,8 @@ def test_another_robot_types_values_are_written_for_that_type_only(tmp_path):
     o.write_best(o.x0() * 0.5, 7.5, {"trials": []}, tmp_path)
     out = tmp_path / "skill_params.yaml"
     learned = o.space.denormalize(o.x0() * 0.5)
-    assert load_skill_variables(out, None, 1)["getup_back"] == pytest.approx(learned, abs=1e-3)
-    assert load_skill_variables(out, None, 0)["getup_back"] == load_skill_variables(base, None, 0)["getup_back"]
+    assert load_skill_variables(out, "villa", 1)["getup_back"] == pytest.approx(learned, abs=1e-3)
+    assert load_skill_variables(out, "villa", 0)["getup_back"] == load_skill_variables(base, "villa", 0)["getup_back"]
     again = GetupObjective("getup_back", SKILLS, out, tmp_path / "next.yaml", backend="inprocess", robot_type=1)
     assert again.start_values() == pytest.approx(learned, abs=1e-3)
 

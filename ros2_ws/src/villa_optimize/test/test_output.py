@@ -214,7 +214,7 @@ def test_the_kick_objective_starts_from_the_kick_its_backend_plays():
     from villa_motion import kick as KK
     from villa_optimize.kick_objective import KickObjective
 
-    for backend, simulator in (("simspark", "simspark"), ("inprocess", None)):
+    for backend, simulator in (("simspark", "simspark"), ("inprocess", "villa")):
         o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), backend=backend)
         played = KK.load_kick_set("tuned", simulator=simulator, robot_type=0)["forward_L"]
         assert o.kicks()["forward_L"] == played

@@ -234,7 +234,7 @@ class GetupObjective:
             raise ValueError(f"{self.skills_dir}: no {self.skill_name}.skl")
         self.skill = skills[self.skill_name]
         # the learned values the candidate starts from (start_values) and the lie skill's, read once
-        self.learned = load_skill_variables(self.variables_file, SIMULATOR.get(self.backend, ""), self.robot_type)
+        self.learned = load_skill_variables(self.variables_file, SIMULATOR.get(self.backend, "villa"), self.robot_type)
         self.lie = lie_skill(SKILLS[self.skill_name], skills, self.learned)     # run first, as in a game
         bounds = variable_bounds(self.skill)
         if self.space_file is not None:

@@ -381,7 +381,7 @@ class SimSparkWorld(_SocketWorld):
 
 
 WORLDS = {"inprocess": InProcessWorld, "sim": SimWorld, "simspark": SimSparkWorld}
-SIMULATOR = {"inprocess": "rcssservermj", "sim": "rcssservermj", "simspark": "simspark"}   # whose motion data overlays
+SIMULATOR = {"inprocess": "villa", "sim": "villa", "simspark": "simspark"}   # whose motion data overlays
 
 
 def make_world(backend: str, robot_type: int = 0, seed: int = 1):

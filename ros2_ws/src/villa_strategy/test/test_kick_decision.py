@@ -87,12 +87,12 @@ def test_kick_choice_follows_the_cost_for_a_ball_to_the_side():
     assert d.target == pytest.approx(tuple(at))
 
 
-@pytest.mark.parametrize("simulator", ["", "simspark"])
+@pytest.mark.parametrize("simulator", ["villa", "simspark"])
 def test_play_chooses_only_the_kicks_in_play_and_the_kickoff_its_own(simulator):
     """The kick data's in_play list per world (villa_motion.kick.load_in_play): kicks that fell from standing are
     never chosen in play; the §11.2.1 kick-off kick comes from every kick; excluded_kicks removes more."""
     p = _player(simulator=simulator)
-    in_play = KK.load_in_play("tuned", simulator=simulator or None)
+    in_play = KK.load_in_play("tuned", simulator=simulator)
     assert {k.base for k in p.play_kicks} == in_play
     assert {k.base for k in p.kicks.values()} > in_play                       # the others stay loaded
     assert {k.base for k in p._kickoff_kick()[1]} == {"forward"}

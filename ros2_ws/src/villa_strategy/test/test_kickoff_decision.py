@@ -165,19 +165,19 @@ def test_after_a_goal_the_kickoff_taker_lines_up_once_to_near_before_the_first_k
         return (float(at[0] - off * math.cos(face)), float(at[1] - off * math.sin(face)), face)
 
     off = D.KICKOFF_LINEUP_NEAR + 0.01                     # within HOLD, and the ball still in the kick's reach
-    for simulator in ("", "simspark"):
+    for simulator in ("villa", "simspark"):
         first = taker(simulator)
         first.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.BEFORE_KICK_OFF, 0.0, True)
         d = first.decide(D.WorldView(pose=off_point(first, off), ball=(0.0, 0.0), since_beam=2.0), D.BEFORE_KICK_OFF,
                          0.0, True)
         assert d.walk is not None and d.walk.stop, (simulator, d)
-    assert D.KICKOFF_STANDS["simspark"] and not D.KICKOFF_STANDS[""]
+    assert D.KICKOFF_STANDS["simspark"] and not D.KICKOFF_STANDS["villa"]
     stands = taker("simspark")
     stands.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.GOAL_OPP, 0.0, True)
     d = stands.decide(D.WorldView(pose=off_point(stands, off), ball=(14.0, 0.5), since_beam=2.0), D.GOAL_OPP, 0.0,
                       True)
     assert d.walk is not None and d.walk.stop, d
-    after = taker("")
+    after = taker("villa")
     after.decide(D.WorldView(pose=(0.0, 0.0, 0.0), ball=(0.0, 0.0)), D.GOAL_OPP, 0.0, True)
     d = after.decide(D.WorldView(pose=off_point(after, off), ball=(14.0, 0.5), since_beam=2.0), D.GOAL_OPP, 0.0, True)
     assert d.walk is not None and not d.walk.stop and d.walk.x > 0, d

@@ -14,6 +14,7 @@ import numpy as np
 
 from villa_motion import kick as KK
 from villa_nao import field as F
+from villa_nao.params import check_world
 from villa_strategy import behaviours as B
 from villa_strategy import comm, formation, goalie, penalty, role_assignment, set_plays
 from villa_strategy.decision_data import Decision, StrategyParams, WorldView
@@ -34,13 +35,13 @@ TOUCH_REACH = 0.25         # m from the ball: a robot (its torso) this near may 
 GIVE_WAY = 1.0             # m from the ball a taker that may not touch it stands aside (formation.give_way)
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = {"simspark": 0.02,   # m behind the kick-off kick's stand-at point: SimSpark's beam noise is +-5 cm.
-                   "": 0.01}            # Beamed mid-crouch a Nao settled 4-10 cm forward there (2.5 cm on villa sim);
+                   "villa": 0.01}       # Beamed mid-crouch a Nao settled 4-10 cm forward there (2.5 cm on villa sim);
                                         # beamed standing (stage.FIRST_BEAM_STAND) it settles 1-1.5 cm back on villa
                                         # sim, and on SimSpark 5 cm left the true ball 1.7-7.3 cm (mean 4.4) beyond
                                         # the kick's offset, 2 cm -1.4-7.1 (3.5) with its forward kick learned over
                                         # +-3 cm (30 first kick-offs each; kick_params.simspark.yaml)
 KICKOFF_STANDS = {"simspark": True,    # after a goal our kick-off taker is beamed at once and stands as at the first
-                  "": False}           # kick-off (lining up only when KICKOFF_LINEUP_HOLD off): SimSpark's forward
+                  "villa": False}      # kick-off (lining up only when KICKOFF_LINEUP_HOLD off): SimSpark's forward
                                        # kick is robust standing, not after the line-up's steps (kick-offs after a
                                        # goal within 3 s in 12 of 20 lined up, 15 of 20 standing); on villa sim
                                        # its beam waits for the walk to stop and it lines up once to KICKOFF_LINEUP_NEAR
@@ -79,6 +80,7 @@ class TeamPlayer:
             raise ValueError(f"kick_spread must be 0..pi rad, got {params.kick_spread!r}")
         if params.penalty not in PENALTY_ROLES:
             raise ValueError(f"penalty must be striker, goalie or empty, got {params.penalty!r}")
+        check_world(params.simulator)
         self.unum, self.p = unum, params
         self.body = body or B.default_body()
         self.goalie = params.goalie_unum if formation.has_goalie(params.team_size, params.formation) else None
@@ -88,12 +90,12 @@ class TeamPlayer:
         self.heard: dict[int, comm.TeamMessage] = {}
         self._last_dive = -1e9
         self.rejected = 0
-        kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator or None,
+        kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator,
                                  robot_type=self.body.robot_type) if params.kicks else {}
         self.kicks = {n: k for n, k in kicks.items() if k.base not in params.excluded_kicks}
         # the kicks chosen in play (§12.7, shots, corners, penalties): those the kick data keeps in play in this world;
         # the kick-off kick is chosen from every kick (§11.2.1, kickoff_kick)
-        in_play = KK.load_in_play(params.kick_parameter_set, simulator=params.simulator or None) if kicks else None
+        in_play = KK.load_in_play(params.kick_parameter_set, simulator=params.simulator) if kicks else None
         self.play_kicks = [k for k in self.kicks.values() if in_play is None or k.base in in_play]
         self.rng = np.random.default_rng(params.seed)
         self.kicker = B.KickBehaviour(self.kicks, self.body, near=params.kick_tolerance,
@@ -440,8 +442,8 @@ class TeamPlayer:
         return self._kickoff_dir, [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
 
     def _our_simulator(self, table: dict):
-        """`table`'s entry for our simulator, or its "" one (KICKOFF_SETBACK, KICKOFF_STANDS)."""
-        return table.get(self.p.simulator, table[""])
+        """`table`'s entry for our world, or villa sim's (KICKOFF_SETBACK, KICKOFF_STANDS)."""
+        return table.get(self.p.simulator, table["villa"])
 
     @property
     def _kickoff_stands(self) -> bool:

@@ -56,7 +56,7 @@ class StrategyParams:
     kick_when: str = "opponent"       # behaviours.want_kick's rule: opponent (§12.7) | free (no opponent within 1 m) |
                                       # never (dribble in play, no shots either; our set pieces still kick)
     kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
-    simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
+    simulator: str = "villa"           # the body's world (villa | simspark | naoqi): the kick data's overlay
     kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
     kickoff_settle: float = 1.5       # s after its beam the kick-off taker stands still before it looks at the ball
     excluded_kicks: tuple[str, ...] = ()   # kicks never chosen (besides those the kick data leaves out of play)

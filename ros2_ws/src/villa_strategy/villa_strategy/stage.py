@@ -62,7 +62,7 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
                           kick_when=str(p["kick_when"]), kick_spread=float(p["kick_spread"]),
-                          kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
+                          kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "villa")),
                           kickoff_settle=float(p["kickoff_settle"]), penalty=str(p["penalty"]),
                           formation=formation_params(p), seed=seed)
 
@@ -73,7 +73,7 @@ def body_from_params(p: Mapping[str, Any]) -> B.Body:
 
     robot_type = check_robot_type(p["robot_type"], "robot_type")
     sets_file = walk_sets_path(str(p["walk_parameter_sets"]))
-    sets = load_parameter_sets(sets_file, str(p.get("simulator", "")) or None, robot_type)
+    sets = load_parameter_sets(sets_file, str(p.get("simulator", "villa")), robot_type)
     return B.Body.from_walk_sets(sets, robot_type)
 
 

@@ -69,7 +69,7 @@ def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
     b = TeamSpec("B", str(b_cfg), b_variant, b_name)
     penalty = bool(getattr(args, "penalty", False))
     for t in (a, b):                                       # a bad configuration stops here, with its reason
-        team_config(t, args.players, "rcssservermj", 3100, "striker" if penalty else "")
+        team_config(t, args.players, "villa", 3100, "striker" if penalty else "")
     return [GameSpec(i, args.seed + i, args.duration, args.players, args.server, args.socket,
                      args.noise == "simspark", a, b, str(args.out), args.connect_timeout, args.stall_timeout, penalty)
             for i in range(args.games)]

@@ -298,7 +298,6 @@ def _cpu(server) -> float:
 
 def play_game(spec: GameSpec, stop, progress=lambda played: None) -> dict:
     """One game to its end (or KeyboardInterrupt when `stop` is set); GameError with the reason."""
-    backend = "simspark" if spec.server == "simspark" else "rcssservermj"
     if spec.server == "villa" and not spec.socket:
-        return HostedGame(spec, backend).play(stop, progress)
-    return SocketGame(spec, backend).play(stop, progress)
+        return HostedGame(spec, spec.server).play(stop, progress)
+    return SocketGame(spec, spec.server).play(stop, progress)

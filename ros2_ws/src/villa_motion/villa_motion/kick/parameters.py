@@ -25,7 +25,7 @@ POS_SPAN, ANGLE_SPAN = 0.06, 0.5   # default optimizer bounds: +- around a waypo
 
 
 def load_kick_set(set_name: str = "tuned", kicks_dir: str | Path | None = None,
-                  params_path: str | Path | None = None, simulator: str | None = None,
+                  params_path: str | Path | None = None, simulator: str = "villa",
                   robot_type: int | None = 0) -> dict[str, KickDef]:
     """The kicks of ``kicks_dir`` (default: this package's ``kicks/``) with a named parameter set of
     ``params_path`` (default: ``config/kick_params.yaml``) applied; ``set_name`` "" = the files' own numbers. Where
@@ -81,7 +81,7 @@ IN_PLAY_KEY = "in_play"
 
 
 def load_in_play(set_name: str = "tuned", params_path: str | Path | None = None,
-                 simulator: str | None = None) -> frozenset[str] | None:
+                 simulator: str = "villa") -> frozenset[str] | None:
     """The kicks (base names) the strategy may choose in play with parameter set `set_name` in `simulator`'s world:
     ``in_play: {set: [kick, ...]}`` of `simulator`'s overlay of the kick parameter file where it names the set, else
     of the file itself (default ``config/kick_params.yaml``); a set without a list has its ``inherit`` set's. None:
