@@ -27,11 +27,12 @@ class WalkObjective:
     start_set: str                      # the set whose values the candidate starts from
     set_name: str                       # name the learned set is written under
     params_out: Path                    # YAML the learned set is written to (with the base file's other sets)
-    backend: str = "sim"
+    world: str = "villa"                # villa | simspark (villa_optimize.worlds)
     robot_type: int = 0
     time_limit: float | None = None
     trials: int = 1                     # episodes per candidate (trial 1 from the nominal start, the others jittered)
     seed: int = 1                       # the jitter's random seed (each worker draws its own stream from it)
+    socket: bool = False                # villa sim as its own process instead of in the worker
 
     def __post_init__(self) -> None:
         self.task()                                                     # unknown task -> ValueError now
@@ -43,10 +44,10 @@ class WalkObjective:
         unknown = [n for n in self.space.names if n not in WalkParams.__dataclass_fields__]
         if unknown:
             raise ValueError(f"search space: {', '.join(unknown)} are not walk parameters")
-        from villa_optimize.worlds import WORLDS
+        from villa_optimize.worlds import world_error
 
-        if self.backend not in WORLDS:
-            raise ValueError(f"unknown backend {self.backend!r}; known: {', '.join(WORLDS)}")
+        if (why := world_error(self.world, self.socket)) is not None:
+            raise ValueError(why)
 
     @property
     def dim(self) -> int:
@@ -98,7 +99,7 @@ class WalkEvaluator:
         self.objective = objective
         self.task = objective.task()
         self.rng = np.random.default_rng([objective.seed, worker])
-        self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
+        self.world = make_world(objective.world, objective.robot_type, seed=worker + 1, socket=objective.socket)
 
     def tasks(self) -> list[Task]:
         """This evaluation's trials: the nominal start, then `trials - 1` fresh jittered starts (cycling through the
