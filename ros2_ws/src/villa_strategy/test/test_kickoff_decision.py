@@ -239,7 +239,7 @@ def test_at_a_kickoff_the_others_play_to_the_centre_spot_until_they_see_the_ball
 
 def test_until_the_kickoff_kick_the_receiver_keeps_its_spot_beside_the_taker():
     """At our kick-off the stopper is beamed beside the taker, on the side the kick goes, and stays there while the
-    taker kicks off (it walked back to the stopper's spot behind the ball before)."""
+    taker kicks off, not on the stopper's spot behind the ball."""
     shape = formation.FormationParams()
     spot = formation.kickoff_positions(3, our_kickoff=True, params=shape)["stopper"]
     assert spot == pytest.approx(shape.kickoff_receiver) and np.linalg.norm(spot) < F.CENTER_CIRCLE_RADIUS
@@ -251,6 +251,6 @@ def test_until_the_kickoff_kick_the_receiver_keeps_its_spot_beside_the_taker():
     assert d.beam[:2] == pytest.approx(tuple(spot))
     d = p.decide(_team_view((*spot, 0.0), (0.0, 0.0), team), D.KICK_OFF_OWN, 0.2, True)
     assert d.role == "stopper" and d.target == pytest.approx(tuple(spot))
-    # the other team's kick-off: outside the centre circle as before
+    # the other team's kick-off: outside the centre circle
     d = p.decide(_team_view((-3.0, 0.0, 0.0), (0.0, 0.0), team), D.BEFORE_KICK_OFF, 0.0, False)
     assert np.linalg.norm(d.beam[:2]) >= F.CENTER_CIRCLE_RADIUS
