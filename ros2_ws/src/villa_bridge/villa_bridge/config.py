@@ -12,11 +12,11 @@ def make_backend(p: dict):
     """The backend a parameter set asks for; ValueError with the reason when the parameters are wrong."""
     backend = p["backend"]
     common = dict(team=str(p["team"]), unum=int(p["unum"]), robot_type=int(p["robot_type"]), sync=bool(p["sync"]))
-    if backend == "rcssservermj":
+    if backend == "villa":              # villa sim speaks rcssservermj's protocol
         return RcssservermjBackend(gain=float(p["joint_gain"]), **common)
     if backend == "simspark":
         return SimSparkBackend(gain=float(p["joint_gain"]), **common)
-    raise ValueError(f"backend must be rcssservermj or simspark, got {backend!r}")
+    raise ValueError(f"backend must be villa (villa sim) or simspark, got {backend!r}")
 
 
 def session_config(p: dict) -> SessionConfig:

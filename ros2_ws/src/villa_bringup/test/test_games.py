@@ -332,14 +332,14 @@ def test_a_penalty_kick_is_the_left_teams_striker_against_the_right_teams_goalie
     from villa_sim.trainer import GroundTruth
 
     specs = _specs(tmp_path, duration=4.0, games=2, players=1, penalty=True)
-    game = G.HostedGame(specs[0], "rcssservermj")
+    game = G.HostedGame(specs[0], "villa")
     r = game.play(threading.Event(), lambda played: None)
     assert r["penalty"] == {"striker": "A"} and r["players"] == 1 and r["duration"] >= 4.0
     striker, keeper = game.teams["left"][0], game.teams["right"][0]
     assert striker.strategy.params.penalty == "striker" and keeper.strategy.params.penalty == "goalie"
     assert striker.commands.decision.role == "striker" and keeper.commands.decision.role == "goalie"
     assert striker.pose()[0] > 0.0                         # it left its spot behind the centre toward their goal
-    assert G.HostedGame(specs[1], "rcssservermj").sides["left"].label == "B"
+    assert G.HostedGame(specs[1], "villa").sides["left"].label == "B"
     gt = GroundTruth(1.0, 1.0, "PlayOn", 0, 0, (5.0, 0.0, 0.04), (0.0, 0.0, 0.0))
     assert not game.over(gt)
     assert game.over(GroundTruth(1.0, 1.0, "Goal_Left", 1, 0, (15.2, 0.0, 0.04), (0.0, 0.0, 0.0)))

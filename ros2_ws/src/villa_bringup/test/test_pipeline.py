@@ -24,7 +24,7 @@ def recording():
     args = argparse.Namespace(config=None, opponent_config=None, variant=None, opponent="allball", players=2, seed=5,
                               server="villa", socket=False, noise="simspark", out="/tmp", connect_timeout=60,
                               stall_timeout=60, games=1, duration=1.0)
-    game = G.HostedGame(G.specs_from_args(args)[0], "rcssservermj")
+    game = G.HostedGame(G.specs_from_args(args)[0], "villa")
     server = HostedServer(vision_noise=True, seed=5)
     me = game.teams["left"][0]
     got: list[bytes] = []
@@ -39,7 +39,7 @@ def recording():
         if i == 150:
             server.kick_off("Left")
     assert threading.active_count() >= 1
-    return got, G.team_config(game.sides["left"], 2, "rcssservermj", 3100)
+    return got, G.team_config(game.sides["left"], 2, "villa", 3100)
 
 
 class Router:

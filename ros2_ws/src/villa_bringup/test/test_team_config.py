@@ -34,7 +34,7 @@ def test_nodes_of_a_player_carry_namespace_and_overrides():
     assert [s.name for s in specs] == ["bridge", "perception", "localization", "motion", "strategy"]
     assert all(s.namespace == "/villa/p2" for s in specs)
     bridge = specs[0]
-    assert bridge.overrides == {"team": "villa", "unum": 2, "backend": "rcssservermj", "host": "127.0.0.2",
+    assert bridge.overrides == {"team": "villa", "unum": 2, "backend": "villa", "host": "127.0.0.2",
                                 "port": 3111, "robot_type": 1}
     assert specs[-1].overrides["team_size"] == 2 and specs[-1].overrides["variant"] == "villa"
     assert all(s.params_file.name == f"{s.name}.yaml" for s in specs)
@@ -66,7 +66,7 @@ def test_naoqi_player_gets_the_naoqi_bridge_and_nothing_else_changes():
     assert after[0].overrides["nao_ip"] == "10.1.2.3" and after[0].overrides["port"] == 9559
     # above the bridge only the body's name changes (it picks the motion data's per-simulator overlay)
     assert [s.overrides.get("simulator") for s in after[1:]] == [None, None, "naoqi", "naoqi"]
-    assert [s.overrides.get("simulator") for s in before[1:]] == [None, None, "rcssservermj", "rcssservermj"]
+    assert [s.overrides.get("simulator") for s in before[1:]] == [None, None, "villa", "villa"]
 
     def rest(specs):
         return [(s.name, {k: v for k, v in s.overrides.items() if k != "simulator"}) for s in specs[1:]]
@@ -76,7 +76,7 @@ def test_naoqi_player_gets_the_naoqi_bridge_and_nothing_else_changes():
 
 
 @pytest.mark.parametrize("data, field, fix", [
-    (base(backend="gazebo"), "backend", "use one of: rcssservermj, simspark, naoqi"),
+    (base(backend="gazebo"), "backend", "use one of: villa, simspark, naoqi"),
     (base(players=[{"unum": 1}, {"unum": 1, "robot_type": 1}]), "players[1].unum", "its own uniform number"),
     ({"players": [{"unum": 1}]}, "team", "add `team: villa`"),
     (base(players=None), "players", "add a list"),

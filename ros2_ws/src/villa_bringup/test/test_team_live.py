@@ -90,4 +90,4 @@ def test_bad_configuration_is_one_line_and_exit_2(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "backend" in lines[0] and "rcssservermj, simspark, naoqi" in lines[0]
+    assert len(lines) == 1 and "backend" in lines[0] and "villa, simspark, naoqi" in lines[0]

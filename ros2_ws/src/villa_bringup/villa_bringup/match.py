@@ -23,7 +23,8 @@ from pathlib import Path
 import yaml
 
 from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, duration_error, game_over
-from villa_bringup.games import PENALTY_TIME, penalty_over, start_penalty, with_penalty_role
+from villa_bringup.games.play import penalty_over, start_penalty
+from villa_bringup.games.spec import PENALTY_TIME, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
 
@@ -75,11 +76,11 @@ class CpuMeter:
         return out
 
 
-SERVERS = {"villa": "rcssservermj", "simspark": "simspark"}      # --server -> the bridge backend that speaks to it
+SERVERS = ("villa", "simspark")      # --server: villa sim or the real SimSpark (also the players' backend)
 
 
 def server_unavailable(server: str) -> str | None:
-    """Why `server` (a SERVERS key) cannot run here, or None: villa sim always can, SimSpark where installed."""
+    """Why `server` (one of SERVERS) cannot run here, or None: villa sim always can, SimSpark where installed."""
     if server != "simspark":
         return None
     from villa_sim.simspark import available
@@ -89,7 +90,7 @@ def server_unavailable(server: str) -> str | None:
 
 
 def team_file(base: Path, team: str, variant: str, port: int, players: int | None, out_dir: Path,
-              composition: str | None, backend: str = "rcssservermj", penalty: str = "", realtime: bool = False
+              composition: str | None, backend: str = "villa", penalty: str = "", realtime: bool = False
               ) -> Path:
     """A copy of a team configuration with the match's team name, variant, server, backend and player count (and
     with `penalty`, every player's §14 penalty role; with `realtime`, every bridge not in sync mode)."""
@@ -166,7 +167,7 @@ class PoseListener:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--server", choices=tuple(SERVERS), default="villa",
+    p.add_argument("--server", choices=SERVERS, default="villa",
                    help="villa: the embedded simulator (default); simspark: the real rcssserver3d (installed)")
     p.add_argument("--duration", type=float, default=None,
                    help=f"simulated seconds to play (default 120; --penalty {PENALTY_TIME:.0f})")
@@ -283,7 +284,7 @@ def play(args: argparse.Namespace) -> dict:
         sim, trainer_cls = start_server(args, log_dir)
         _log(f"ROS_DOMAIN_ID={lease.domain_id}; logs in {log_dir}")
         cfg_dir = Path(tempfile.mkdtemp(prefix="villa-match-", dir=log_dir))
-        backend = SERVERS[args.server]
+        backend = args.server
         penalty = bool(getattr(args, "penalty", False))
         realtime = bool(getattr(args, "realtime", False))
         left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition,

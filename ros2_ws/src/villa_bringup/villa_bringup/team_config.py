@@ -1,7 +1,7 @@
 """The team configuration: one YAML file drives `team.launch.py` (ROS 2 distro) and `villa team` (no distro).
 
     team: villa                 # team name on the server (also the ROS namespace /<team>/p<unum>)
-    backend: rcssservermj       # default for every player: rcssservermj | simspark | naoqi
+    backend: villa              # default for every player's world: villa (villa sim) | simspark | naoqi (a Nao)
     server: {host: 127.0.0.1, port: 3100}
     composition: player         # player: one process per player (EventsExecutor); node: one process per node
     variant: villa              # strategy variant (villa | allball | static | defense | boxes), UT Austin Villa 2011
@@ -28,9 +28,9 @@ from typing import Any
 import yaml
 
 from villa_nao.joints import is_robot_type
-from villa_nao.params import config_path
+from villa_nao.params import WORLDS, config_path
 
-BACKENDS = ("rcssservermj", "simspark", "naoqi")
+BACKENDS = WORLDS                 # villa (villa sim) | simspark (rcssserver3d) | naoqi (a physical Nao)
 COMPOSITIONS = ("player", "node")
 VARIANTS = ("villa", "allball", "static", "defense", "boxes")    # villa_strategy.decision.VARIANTS (§11.5)
 SHARED_WITH_STRATEGY = ("walk_parameter_sets", "kick_parameter_set")   # motion parameters the strategy must share
@@ -167,7 +167,7 @@ def parse(data: Any, source: str = "<dict>") -> TeamConfig:
     if not isinstance(team, str) or not TEAM_NAME.match(team):
         raise _err(source, "team", f"{team!r} is not a valid team name",
                    "use 1-16 letters, digits or _ starting with a letter (it is also a ROS namespace)")
-    backend = data.get("backend", "rcssservermj")
+    backend = data.get("backend", "villa")
     if backend not in BACKENDS:
         raise _err(source, "backend", f"unknown backend {backend!r}", f"use one of: {', '.join(BACKENDS)}")
     server = data.get("server", {}) or {}

@@ -6,7 +6,6 @@ import math
 import pytest
 
 from villa_motion import arbiter as A
-from villa_motion import kick as KK
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +43,10 @@ def test_skill_variables_follow_the_robot_type_and_the_simulator():
         return A.MotionConfig.from_params(p).skill_variables["getup_back"]
 
     assert getup(1, "simspark") != getup(0, "simspark") == getup(2, "simspark")
-    assert getup(1, "rcssservermj") != getup(0, "rcssservermj") == getup(2, "rcssservermj")
-    assert getup(1, "rcssservermj") != getup(1, "simspark")
+    assert getup(1, "villa") != getup(0, "villa") == getup(2, "villa")
+    assert getup(1, "villa") != getup(1, "simspark")
+    with pytest.raises(ValueError, match="unknown world 'rcssservermj'; known: villa, simspark, naoqi"):
+        getup(0, "rcssservermj")
 
 
 def test_fall_state_values_match_the_message():
@@ -368,7 +369,7 @@ def test_kick_on_the_simulated_robot(config):
     k = a.kicks["forward_L"]
     c, s = math.cos(yaw), math.sin(yaw)
     ball = (p[0] + c * k.ball[0] - s * k.ball[1], p[1] + s * k.ball[0] + c * k.ball[1])
-    KK.place_ball(nao, *ball)
+    nao.place_ball(*ball)
     assert a.request(A.SkillRequest("kick", {"ball_x": k.ball[0], "ball_y": k.ball[1], "direction": 0.0},
                                     request_id=7)).accepted
     seen = []
@@ -384,7 +385,8 @@ def test_kick_on_the_simulated_robot(config):
     for _ in range(100):
         cycle()
     moved = math.dist(nao.sim.ball.xpos[:2], ball)
-    assert moved > 0.3, f"the ball moved {moved:.2f} m"     # hit (how far is the kick's tuning: test_kick.py)
+    # hit (how far the kick sends it is its tuning: villa_optimize's test_standing_kick.py)
+    assert moved > 0.3, f"the ball moved {moved:.2f} m"
 
 
 def test_a_beamed_walk_stands_at_once_and_a_stopped_one_jogs_first(config):
@@ -451,5 +453,5 @@ def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
     with pytest.raises(ValueError, match="odometry_heading"):
         A.MotionConfig.from_params(A.motion_parameters({"odometry_heading": "feet"}))
     heading = {sim: A.MotionConfig.from_params(A.motion_parameters({"simulator": sim})).odometry_heading
-               for sim in ("rcssservermj", "simspark", "naoqi")}
-    assert heading == {"rcssservermj": "gyro", "simspark": "gyro", "naoqi": "walk"}     # "" by default
+               for sim in ("villa", "simspark", "naoqi")}
+    assert heading == {"villa": "gyro", "simspark": "gyro", "naoqi": "walk"}     # odometry_heading ""

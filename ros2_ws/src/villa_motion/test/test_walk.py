@@ -408,7 +408,7 @@ def test_an_overlay_set_with_inherit_is_that_set_anew(tmp_path):
 def test_on_simspark_the_sprint_is_goToTarget():
     """The sprint set learned in villa sim fell on SimSpark's course (walk_params.simspark.yaml)."""
     path = config_path("villa_motion", "walk_params.yaml")
-    ss, mj = load_parameter_sets(path, "simspark"), load_parameter_sets(path, "rcssservermj")
+    ss, mj = load_parameter_sets(path, "simspark"), load_parameter_sets(path, "villa")
     assert ss["sprint"] == ss["goToTarget"] == mj["goToTarget"] and mj["sprint"] != mj["goToTarget"]
 
 

@@ -113,7 +113,7 @@ def test_gets_up_from_the_back():
     from villa_motion import arbiter as A
     from villa_perception.stage import PerceptionParams, PerceptionStage
 
-    motion = A.MotionArbiter(A.shipped_config(0, "rcssservermj"))
+    motion = A.MotionArbiter(A.shipped_config(0, "villa"))
     perception = PerceptionStage(PerceptionParams())
     nao = InProcessNao(seed=3)
     nao.lay(face_up=True)

@@ -48,6 +48,7 @@ from villa_motion.skills import Skill, SkillError, SkillPlayer, load_dir
 from villa_motion.walk import WalkEngine, WalkParams
 from villa_nao import field as F
 from villa_nao.joints import LEFT_LEG, RIGHT_LEG, check_robot_type
+from villa_nao.params import check_world
 
 # villa_msgs/FallState values (test_arbiter checks them against the message)
 UPRIGHT, FALLING, FALLEN_FRONT, FALLEN_BACK, FALLEN_SIDE = 0, 1, 2, 3, 4
@@ -203,7 +204,7 @@ class MotionConfig:
         from villa_nao.params import config_path, share_path
 
         robot_type = check_robot_type(p["robot_type"], "robot_type")
-        simulator = str(p.get("simulator", "")) or None        # the per-simulator overlays of the data files
+        simulator = check_world(str(p.get("simulator", "villa")))    # the data files' overlays for its world
         sets_file = walk_sets_path(str(p["walk_parameter_sets"]))
         skills_dir = str(p["skills_dir"]) or str(share_path("villa_motion", "skills"))
         skill_params = str(p["skill_params"]) or str(config_path("villa_motion", "skill_params.yaml"))
@@ -223,7 +224,7 @@ class MotionConfig:
 ODOMETRY_HEADINGS = ("gyro", "walk")
 
 
-def _heading_source(v: str, simulator: str | None) -> str:
+def _heading_source(v: str, simulator: str) -> str:
     """odometry_heading `v`: "gyro" | "walk"; "" picks gyro on the simulators and walk on a physical Nao, whose gyro
     has not been tried for it (as the walk's gyro feedback, walk_params.naoqi.yaml)."""
     if v == "":
@@ -613,7 +614,7 @@ class MotionArbiter:
 
 
 @cache
-def shipped_config(robot_type: int = 0, simulator: str = "") -> MotionConfig:
+def shipped_config(robot_type: int = 0, simulator: str = "villa") -> MotionConfig:
     """config/motion.yaml's defaults for `robot_type` (the shipped walk sets, skills and kicks, with `simulator`'s
     overlays), loaded once: the base an optimization task or a bench replaces what it varies in
     (dataclasses.replace)."""

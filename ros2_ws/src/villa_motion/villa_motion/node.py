@@ -67,7 +67,7 @@ class MotionNode(Node):
         self.create_subscription(HeadCommand, "head_command", self._on_head, QOS)
         self.create_subscription(FallState, "fall_state", self._on_fall, QOS)
         self.create_subscription(Imu, "imu", self._on_imu, QOS)
-        if p.get("simulator", "") != "naoqi":      # the strategy's beam moves a simulated robot (a Nao ignores it)
+        if p.get("simulator", "villa") != "naoqi":      # the strategy's beam moves a simulated robot (a Nao ignores it)
             self.create_subscription(Pose2D, "beam", self._on_beam, QOS)
         a = self.arbiter
         self.get_logger().info(f"motion: robot type {a.robot_type}, walk sets {', '.join(a.walk.sets)}, "

@@ -48,7 +48,7 @@ FIELDS = {f.name for f in fields(WalkParams)}
 ROBOT_TYPES_KEY = "robot_types"
 
 
-def load_parameter_sets(path: str | Path, simulator: str | None = None,
+def load_parameter_sets(path: str | Path, simulator: str = "villa",
                         robot_type: int = 0) -> dict[str, WalkParams]:
     """The sets of `path` for `robot_type` (its `robot_types` entry layered over the common sets), with the fields
     `simulator`'s overlay of it gives replaced (the overlay's common sets, then its robot type's)."""
@@ -161,7 +161,7 @@ def _load_sets(path: Path, robot_type: int = 0) -> dict[str, WalkParams]:
     return out
 
 
-def load_skill_variables(path: str | Path, simulator: str | None = None,
+def load_skill_variables(path: str | Path, simulator: str = "villa",
                          robot_type: int = 0) -> dict[str, dict[str, float]]:
     """Learned $variables per skill: {skill: {variable: value}} (degrees and seconds, like the skill files) for
     `robot_type`; the skills `simulator`'s overlay names are replaced whole (module docstring: the precedence)."""

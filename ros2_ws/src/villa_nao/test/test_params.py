@@ -78,13 +78,14 @@ def test_per_simulator_overlays_replace_what_differs(tmp_path):
     base = tmp_path / "walk_params.yaml"
     base.write_text("sets:\n  goToTarget: {max_step_x: 0.05, phase_length: 0.3}\n  sprint: {inherit: goToTarget}\n")
     (tmp_path / "walk_params.simspark.yaml").write_text("sets:\n  goToTarget: {max_step_x: 0.07}\n")
-    assert overlay_path(base, "rcssservermj") is None and overlay_path(base, None) is None
+    assert overlay_path(base, "villa") is None                   # the file itself is villa sim's
     assert load_parameter_sets(base)["goToTarget"].max_step_x == 0.05
     ss = load_parameter_sets(base, "simspark")
     assert ss["goToTarget"].max_step_x == 0.07 and ss["goToTarget"].phase_length == 0.3
     assert ss["sprint"].max_step_x == 0.05                      # the overlay names goToTarget only
-    with pytest.raises(ValueError, match="unknown simulator"):
-        load_parameter_sets(base, "gazebo")
+    for bad in ("gazebo", "rcssservermj", "", None):
+        with pytest.raises(ValueError, match="unknown world .*; known: villa, simspark, naoqi"):
+            load_parameter_sets(base, bad)
     skills = tmp_path / "skill_params.yaml"
     skills.write_text("getup_back: {a1: 1, a2: 2}\nstand: {x: 3}\n")
     (tmp_path / "skill_params.simspark.yaml").write_text("getup_back: {b1: 5}\n")
@@ -92,7 +93,7 @@ def test_per_simulator_overlays_replace_what_differs(tmp_path):
     # per robot type: base common < base type < overlay common < overlay type; other types keep the common skills
     skills.write_text("getup_back: {a1: 1}\nstand: {x: 3}\nrobot_types:\n  1: {stand: {x: 4}, getup_back: {a1: 2}}\n")
     (tmp_path / "skill_params.simspark.yaml").write_text("getup_back: {b1: 5}\nrobot_types:\n  2: {stand: {x: 6}}\n")
-    assert load_skill_variables(skills, None, 1) == {"getup_back": {"a1": 2.0}, "stand": {"x": 4.0}}
+    assert load_skill_variables(skills, "villa", 1) == {"getup_back": {"a1": 2.0}, "stand": {"x": 4.0}}
     assert load_skill_variables(skills, "simspark", 1) == {"getup_back": {"b1": 5.0}, "stand": {"x": 4.0}}
     assert load_skill_variables(skills, "simspark", 2) == {"getup_back": {"b1": 5.0}, "stand": {"x": 6.0}}
     assert load_skill_variables(skills, "simspark", 0) == {"getup_back": {"b1": 5.0}, "stand": {"x": 3.0}}

@@ -51,20 +51,27 @@ def share_path(package: str, *parts: str) -> Path:
     return path
 
 
-SIMULATORS = ("rcssservermj", "simspark")     # the bridge backends whose motion data may differ (docs/motion.md)
+# The worlds a player's body is in: villa sim (villa_sim, built on rcssservermj), SimSpark (rcssserver3d), a physical
+# Nao (NAOqi). A team configuration's backend, the motion and strategy nodes' simulator parameter.
+WORLDS = ("villa", "simspark", "naoqi")
 
 
-def overlay_path(path: str | Path, simulator: str | None) -> Path | None:
-    """The per-simulator overlay of a data file, ``<stem>.<simulator><suffix>`` beside it, when it exists.
+def check_world(world: str) -> str:
+    """`world` when it is one of WORLDS; ValueError listing them otherwise."""
+    if world not in WORLDS:
+        raise ValueError(f"unknown world {world!r}; known: {', '.join(WORLDS)}")
+    return world
 
-    Motion data learned on one simulator need not hold on the other (get-ups, kicks: docs/motion.md); a file's values
-    are the common ones (villa sim's where they differ) and its overlay replaces what differs on `simulator`."""
-    if not simulator:
+
+def overlay_path(path: str | Path, world: str) -> Path | None:
+    """`world`'s overlay of a data file, ``<stem>.<world><suffix>`` beside it, when it exists; None for villa sim.
+
+    Motion data learned in one world need not hold in another (get-ups, kicks: docs/motion.md); a file's values are
+    villa sim's (and the common ones) and its overlay replaces what differs on SimSpark or a physical Nao."""
+    if check_world(world) == "villa":
         return None
-    if simulator not in SIMULATORS and simulator != "naoqi":
-        raise ValueError(f"unknown simulator {simulator!r}; known: {', '.join(SIMULATORS)}, naoqi (or empty)")
     path = Path(path)
-    overlay = path.with_name(f"{path.stem}.{simulator}{path.suffix}")
+    overlay = path.with_name(f"{path.stem}.{world}{path.suffix}")
     return overlay if overlay.is_file() else None
 
 

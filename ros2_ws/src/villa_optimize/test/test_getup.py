@@ -39,7 +39,7 @@ def test_bounds_come_from_the_joint_stops_and_waits():
 
 def test_start_values_are_the_shipped_ones_and_the_best_is_written(tmp_path):
     o = GetupObjective("getup_back", SKILLS, config_path("villa_motion", "skill_params.yaml"),
-                       tmp_path / "skill_params.yaml", backend="inprocess")
+                       tmp_path / "skill_params.yaml", world="villa")
     shipped = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
     assert o.start_values() == pytest.approx(shipped["getup_back"])
     x = o.x0()                                                     # clipped into the joints' stops
@@ -57,13 +57,13 @@ def test_another_robot_types_values_are_written_for_that_type_only(tmp_path):
     """Robot type 0's learned values are every type's; a run for another type writes under robot_types (and starts
     from that type's values once they exist)."""
     base = config_path("villa_motion", "skill_params.yaml")
-    o = GetupObjective("getup_back", SKILLS, base, tmp_path / "skill_params.yaml", backend="inprocess", robot_type=1)
+    o = GetupObjective("getup_back", SKILLS, base, tmp_path / "skill_params.yaml", world="villa", robot_type=1)
     o.write_best(o.x0() * 0.5, 7.5, {"trials": []}, tmp_path)
     out = tmp_path / "skill_params.yaml"
     learned = o.space.denormalize(o.x0() * 0.5)
-    assert load_skill_variables(out, None, 1)["getup_back"] == pytest.approx(learned, abs=1e-3)
-    assert load_skill_variables(out, None, 0)["getup_back"] == load_skill_variables(base, None, 0)["getup_back"]
-    again = GetupObjective("getup_back", SKILLS, out, tmp_path / "next.yaml", backend="inprocess", robot_type=1)
+    assert load_skill_variables(out, "villa", 1)["getup_back"] == pytest.approx(learned, abs=1e-3)
+    assert load_skill_variables(out, "villa", 0)["getup_back"] == load_skill_variables(base, "villa", 0)["getup_back"]
+    again = GetupObjective("getup_back", SKILLS, out, tmp_path / "next.yaml", world="villa", robot_type=1)
     assert again.start_values() == pytest.approx(learned, abs=1e-3)
 
 
@@ -147,9 +147,9 @@ def test_cli_builds_the_objective(tmp_path):
 
     p = ArgumentParser()
     add_arguments(p)
-    args = p.parse_args(["getup", "--skill", "getup_front", "--backend", "inprocess", "--out", str(tmp_path)])
+    args = p.parse_args(["getup", "--skill", "getup_front", "--world", "villa", "--out", str(tmp_path)])
     o = _getup_objective(args)
-    assert o.skill_name == "getup_front" and o.backend == "inprocess" and o.params_out == Path(tmp_path) / \
+    assert o.skill_name == "getup_front" and o.world == "villa" and not o.socket and o.params_out == Path(tmp_path) / \
         "skill_params.yaml"
 
 

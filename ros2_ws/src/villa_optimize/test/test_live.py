@@ -13,14 +13,14 @@ import pytest
 from villa_motion.params import load_parameter_sets
 from villa_nao.params import config_path
 from villa_optimize.tasks import get_task
-from villa_optimize.worlds import SimWorld
+from villa_optimize.worlds import VillaSocketWorld
 
 pytestmark = pytest.mark.integration
 
 
 def test_go_to_target_on_villa_sim_with_the_shipped_set():
     sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
-    world = SimWorld()
+    world = VillaSocketWorld()
     try:
         sim_pid = world.server.pid
         r = world.run(get_task("goToTarget").truncated(4.0), sets)
@@ -53,9 +53,10 @@ def _alive(procs):
 
 
 def test_ctrl_c_stops_workers_and_their_sims_and_keeps_results(tmp_path):
+    """With --socket each worker runs its own `villa sim`: Ctrl-C stops both, and the generations done are kept."""
     out = tmp_path / "run"
-    p = subprocess.Popen([sys.executable, "-m", "villa_bringup.cli", "optimize", "walk", "--generations", "50",
-                          "--popsize", "2", "--workers", "2", "--time-limit", "2", "--out", str(out)],
+    p = subprocess.Popen([sys.executable, "-m", "villa_bringup.cli", "optimize", "walk", "--socket", "--generations",
+                          "50", "--popsize", "2", "--workers", "2", "--time-limit", "2", "--out", str(out)],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     kids = []
     try:
@@ -92,7 +93,7 @@ def test_kick_task_approaches_from_the_arc_and_kicks_toward_the_target_in_proces
 
     from villa_optimize.kick_objective import KickObjective
 
-    o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), backend="inprocess", attempts=3)
+    o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), world="villa", attempts=3)
     ev = o.make_evaluator(0)
     try:
         f, info = ev.evaluate(o.x0())

@@ -15,7 +15,7 @@ from villa_optimize.walk_objective import WalkObjective
 def _objective(tmp_path, set_name="goToTarget_opt"):
     return WalkObjective("goToTarget", Space.from_yaml(config_path("villa_optimize", "walk_space.yaml")),
                          Path(config_path("villa_motion", "walk_params.yaml")), "goToTarget", set_name,
-                         tmp_path / "out" / "walk.yaml", backend="inprocess")
+                         tmp_path / "out" / "walk.yaml", world="villa")
 
 
 def test_space_round_trip_and_bounds():
@@ -121,11 +121,31 @@ def test_trials_average_episodes_from_the_nominal_and_jittered_starts(tmp_path, 
     assert other.make_evaluator(1).tasks()[1].placement() != o.make_evaluator(0).tasks()[1].placement()  # per worker
 
 
+def test_the_worlds_are_villa_in_process_or_as_its_own_process_and_simspark(tmp_path, monkeypatch):
+    """make_world: villa sim in the worker, or with socket its own `villa sim`; the real SimSpark. Any other name
+    (inprocess and sim among them), or socket with SimSpark, is refused naming the known ones."""
+    import villa_optimize.worlds as W
+
+    for name in ("InProcessWorld", "VillaSocketWorld", "SimSparkWorld"):
+        monkeypatch.setattr(W, name, lambda robot_type, seed, name=name: name)
+    assert W.make_world("villa") == "InProcessWorld" and W.make_world("villa", socket=True) == "VillaSocketWorld"
+    assert W.make_world("simspark") == "SimSparkWorld"
+    for world, socket, why in (("inprocess", False, "unknown world 'inprocess'; known: villa, simspark"),
+                               ("sim", False, "unknown world 'sim'"),
+                               ("simspark", True, "socket applies to villa sim")):
+        with pytest.raises(ValueError, match=why):
+            W.make_world(world, socket=socket)
+        with pytest.raises(ValueError, match=why):
+            WalkObjective("goToTarget", Space.from_yaml(config_path("villa_optimize", "walk_space.yaml")),
+                          Path(config_path("villa_motion", "walk_params.yaml")), "goToTarget", "x",
+                          tmp_path / "w.yaml", world=world, socket=socket)
+
+
 def test_trials_must_be_positive(tmp_path):
     with pytest.raises(ValueError, match="--trials"):
         WalkObjective("goToTarget", Space.from_yaml(config_path("villa_optimize", "walk_space.yaml")),
                       Path(config_path("villa_motion", "walk_params.yaml")), "goToTarget", "x", tmp_path / "w.yaml",
-                      backend="inprocess", trials=0)
+                      world="villa", trials=0)
 
 
 @pytest.mark.parametrize("robot_type", [1, 2])
@@ -136,7 +156,7 @@ def test_a_set_learned_for_a_robot_type_is_written_under_that_type(tmp_path, rob
     space = Space.from_yaml(config_path("villa_optimize", "positioning_space.yaml"))
     shipped = Path(config_path("villa_motion", "walk_params.yaml"))
     o = WalkObjective("positioning", space, shipped, "positioning", "positioning", tmp_path / "walk.yaml",
-                      backend="inprocess", robot_type=robot_type)
+                      world="villa", robot_type=robot_type)
     x = np.full(len(space.names), 0.8)
     path = o.write_best(x, 1.0, {}, tmp_path)[0]
     learned = o.parameter_sets(x)["positioning"]
@@ -154,7 +174,7 @@ def test_a_learned_kick_file_loads_on_its_own(tmp_path):
     from villa_motion import kick as KK
     from villa_optimize.kick_objective import KickObjective
 
-    o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="inprocess", robot_type=1)
+    o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", world="villa", robot_type=1)
     x = np.full(o.dim, 0.6)
     path = o.write_best(x, 2.5, {}, tmp_path)[0]
     loaded = KK.load_kick_set("optimized", params_path=path, robot_type=1)
@@ -172,7 +192,7 @@ def test_a_kick_learned_under_its_start_sets_name_replaces_that_sets_kick(tmp_pa
     from villa_motion import kick as KK
     from villa_optimize.kick_objective import KickObjective
 
-    o = KickObjective("forward", "tuned", "tuned", tmp_path / "kick.yaml", backend="inprocess")
+    o = KickObjective("forward", "tuned", "tuned", tmp_path / "kick.yaml", world="villa")
     x = np.full(o.dim, 0.4)
     path = o.write_best(x, 1.0, {}, tmp_path)[0]
     loaded = KK.load_kick_set("tuned", params_path=path, robot_type=None)
@@ -200,23 +220,23 @@ def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_w
     for bad in ({"robust": True}, {"robust": True, "standing": True, "attempts": 1},
                 {"standing": True, "offset": 0.2}):
         with pytest.raises(ValueError):
-            KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="inprocess", **bad)
-    o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="simspark", standing=True,
+            KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", world="villa", **bad)
+    o = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", world="simspark", standing=True,
                       robust=True, offset=0.03)
     assert o.describe()["robust"] and o.describe()["offset"] == 0.03
-    plain = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", backend="simspark", standing=True)
+    plain = KickObjective("forward", "tuned", "optimized", tmp_path / "kick.yaml", world="simspark", standing=True)
     assert "robust" not in plain.describe() and "offset" not in plain.describe()   # runs saved before still resume
 
 
-def test_the_kick_objective_starts_from_the_kick_its_backend_plays():
-    """With --backend simspark the start set's kick is the SimSpark overlay's (the kick the server's games play), not
+def test_the_kick_objective_starts_from_the_kick_its_world_plays():
+    """With --world simspark the start set's kick is the SimSpark overlay's (the kick the server's games play), not
     villa sim's."""
     from villa_motion import kick as KK
     from villa_optimize.kick_objective import KickObjective
 
-    for backend, simulator in (("simspark", "simspark"), ("inprocess", None)):
-        o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), backend=backend)
-        played = KK.load_kick_set("tuned", simulator=simulator, robot_type=0)["forward_L"]
+    for world in ("simspark", "villa"):
+        o = KickObjective("forward", "tuned", "optimized", Path("/nonexistent.yaml"), world=world)
+        played = KK.load_kick_set("tuned", simulator=world, robot_type=0)["forward_L"]
         assert o.kicks()["forward_L"] == played
     assert KK.load_kick_set("tuned", simulator="simspark", robot_type=0)["forward_L"] != \
         KK.load_kick_set("tuned", robot_type=0)["forward_L"]

@@ -4,10 +4,11 @@ report §10.3, §13.2).
     villa optimize walk --task goToTarget --generations 20 --popsize 12 --workers 2 --out runs/g2t
     villa optimize walk ... --resume          # continue an interrupted run from its last generation
 
-Every worker runs its own headless `villa sim` (sync, no real-time) on free ports, or with `--backend inprocess` the
-same simulation in process (faster, no sockets). The best parameter set so far is written after every generation
-to --params-out (default <out>/walk_params.yaml) under --set-name, with the start file's other sets, ready for the
-motion node's `walk_parameter_sets` parameter. See docs/optimize.md.
+Every worker steps villa sim (`--world villa`, the default) in its own process, or with `--socket` runs its own
+headless `villa sim` (sync, no real-time) on free ports; `--world simspark` runs the real rcssserver3d per worker.
+The best parameter set so far is written after every generation to --params-out (default <out>/walk_params.yaml)
+under --set-name, with the start file's other sets, ready for the motion node's `walk_parameter_sets` parameter.
+See docs/optimize.md.
 """
 
 from __future__ import annotations
@@ -53,9 +54,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_int_at_least(1), default=1, help="CMA-ES random seed (default 1)")
     p.add_argument("--sigma", type=_positive_float, default=0.08,
                    help="initial step size as a fraction of each parameter's range (default 0.08)")
-    p.add_argument("--backend", choices=("sim", "inprocess", "simspark"), default="sim",
-                   help="sim: a headless `villa sim` per worker (default); inprocess: the same simulation stepped "
-                        "in the worker (about 3x faster); simspark: the real rcssserver3d per worker (installed)")
+    p.add_argument("--world", choices=("villa", "simspark"), default="villa",
+                   help="villa: villa sim (default, stepped in the worker); simspark: the real rcssserver3d per "
+                        "worker (installed)")
+    p.add_argument("--socket", action="store_true",
+                   help="villa sim as its own headless `villa sim` process per worker, over TCP (about 3x slower)")
     p.add_argument("--robot-type", type=int, choices=range(5), default=0, help="SimSpark robot type 0..4")
 
 
@@ -122,9 +125,9 @@ def _walk_objective(args):
     space = Space.from_yaml(args.space or config_path("villa_optimize", task.space))
     return WalkObjective(task_name=args.task, space=space, base_file=Path(base), start_set=start,
                          set_name=args.set_name or task.optimized_set,
-                         params_out=args.params_out or args.out / "walk_params.yaml", backend=args.backend,
-                         robot_type=args.robot_type, time_limit=args.time_limit, trials=args.trials, seed=args.seed,
-                         jitter_all=args.jitter_all)
+                         params_out=args.params_out or args.out / "walk_params.yaml", world=args.world,
+                         socket=args.socket, robot_type=args.robot_type, time_limit=args.time_limit,
+                         trials=args.trials, seed=args.seed, jitter_all=args.jitter_all)
 
 
 def _getup_objective(args):
@@ -135,8 +138,8 @@ def _getup_objective(args):
     return GetupObjective(skill_name=args.skill, skills_dir=skills,
                           variables_file=args.start_params or config_path("villa_motion", "skill_params.yaml"),
                           params_out=args.params_out or args.out / "skill_params.yaml", space_file=args.space,
-                          backend=args.backend, robot_type=args.robot_type, trials=args.trials, seed=args.seed,
-                          goal=args.goal)
+                          world=args.world, socket=args.socket, robot_type=args.robot_type, trials=args.trials,
+                          seed=args.seed, goal=args.goal)
 
 
 def main(args: argparse.Namespace | None = None) -> int:

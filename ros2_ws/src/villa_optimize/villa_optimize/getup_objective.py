@@ -35,7 +35,6 @@ from villa_motion.params import ROBOT_TYPES_KEY, load_skill_variables
 from villa_motion.skills import Skill, SkillPlayer, load_dir
 from villa_nao.joints import BY_NAME
 from villa_optimize.space import Space, write_text_atomic
-from villa_optimize.worlds import SIMULATOR
 
 STAND_UPRIGHT = 0.9          # torso up-axis z of a robot that stands
 STAND_HEIGHT = 0.3           # m, torso height of a robot that stands (0.34-0.44 by type, crouched)
@@ -218,13 +217,18 @@ class GetupObjective:
     variables_file: Path                # the learned values the candidate starts from (skill_params.yaml)
     params_out: Path                    # where the learned values are written (the file's other skills kept)
     space_file: Path | None = None      # optional bounds overriding variable_bounds
-    backend: str = "simspark"
+    world: str = "simspark"             # villa | simspark (villa_optimize.worlds)
     robot_type: int = 0
     trials: int = 3
     seed: int = 1
     goal: str = "stand"
+    socket: bool = False                # villa sim as its own process instead of in the worker
 
     def __post_init__(self) -> None:
+        from villa_optimize.worlds import world_error
+
+        if (why := world_error(self.world, self.socket)) is not None:
+            raise ValueError(why)
         if self.goal not in GOALS:
             raise ValueError(f"unknown get-up goal {self.goal!r}; known: {', '.join(GOALS)}")
         if self.skill_name not in SKILLS:
@@ -234,7 +238,7 @@ class GetupObjective:
             raise ValueError(f"{self.skills_dir}: no {self.skill_name}.skl")
         self.skill = skills[self.skill_name]
         # the learned values the candidate starts from (start_values) and the lie skill's, read once
-        self.learned = load_skill_variables(self.variables_file, SIMULATOR.get(self.backend, ""), self.robot_type)
+        self.learned = load_skill_variables(self.variables_file, self.world, self.robot_type)
         self.lie = lie_skill(SKILLS[self.skill_name], skills, self.learned)     # run first, as in a game
         bounds = variable_bounds(self.skill)
         if self.space_file is not None:
@@ -246,10 +250,6 @@ class GetupObjective:
         self.space = Space.from_bounds(bounds)
         if not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"--trials must be an integer >= 1, got {self.trials!r}")
-        from villa_optimize.worlds import WORLDS
-
-        if self.backend not in WORLDS:
-            raise ValueError(f"unknown backend {self.backend!r}; known: {', '.join(WORLDS)}")
 
     @property
     def dim(self) -> int:
@@ -257,7 +257,7 @@ class GetupObjective:
 
     def describe(self) -> dict:
         return {"kind": "getup", "skill": self.skill_name, "goal": self.goal, "parameters": list(self.space.names),
-                "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "backend": self.backend,
+                "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "world": self.world,
                 "robot_type": self.robot_type, "trials": self.trials}
 
     def start_values(self) -> dict[str, float]:
@@ -279,7 +279,7 @@ class GetupObjective:
         else:
             data[self.skill_name] = values
         header = (f"# Learned $variables of the skills (UT Austin Villa 2011 report §7). {self.skill_name}: "
-                  f"`villa optimize getup` on {self.backend}, robot type {self.robot_type}, fitness {fitness:.3f}\n")
+                  f"`villa optimize getup` on {self.world}, robot type {self.robot_type}, fitness {fitness:.3f}\n")
         write_text_atomic(self.params_out, header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None,
                                                                    width=118))
         load_skill_variables(self.params_out)            # what we write must load
@@ -295,7 +295,7 @@ class GetupEvaluator:
 
         self.objective = objective
         self.rng = np.random.default_rng([objective.seed, worker])
-        self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
+        self.world = make_world(objective.world, objective.robot_type, seed=worker + 1, socket=objective.socket)
 
     def evaluate(self, x: np.ndarray) -> tuple[float, dict]:
         o = self.objective

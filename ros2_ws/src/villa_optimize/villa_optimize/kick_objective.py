@@ -182,14 +182,19 @@ class KickObjective:
     base_set: str                # kick parameter set the candidate starts from ("" = the files' numbers)
     set_name: str                # the set the learned parameters are written under
     params_out: Path
-    backend: str = "sim"
+    world: str = "villa"         # villa | simspark (villa_optimize.worlds)
     robot_type: int = 0
     attempts: int = ATTEMPTS
     standing: bool = False
     robust: bool = False
     offset: float = STANDING_ERROR   # m: standing kicks' ball offsets, +- this in x and y
+    socket: bool = False         # villa sim as its own process instead of in the worker
 
     def __post_init__(self) -> None:
+        from villa_optimize.worlds import world_error
+
+        if (why := world_error(self.world, self.socket)) is not None:
+            raise ValueError(why)
         kicks = self.kicks()
         if f"{self.kick_name}_L" not in kicks:
             bases = sorted({k.base for k in kicks.values()})
@@ -215,11 +220,9 @@ class KickObjective:
         return {name: sets[name] for name in reversed(KK.set_chain(sets, path, self.base_set))}
 
     def kicks(self):
-        """The start set's kicks as the backend's world plays them (its simulator's overlay of the kick data)."""
-        from villa_optimize.worlds import SIMULATOR
-
+        """The start set's kicks as the world plays them (its overlay of the kick data)."""
         try:
-            return KK.load_kick_set(self.base_set, simulator=SIMULATOR[self.backend], robot_type=self.robot_type)
+            return KK.load_kick_set(self.base_set, simulator=self.world, robot_type=self.robot_type)
         except KK.KickError as e:
             raise ValueError(str(e)) from None
 
@@ -281,7 +284,7 @@ class KickEvaluator:
         self.kick = objective.kicks()[f"{objective.kick_name}_L"]
         self.walk_sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"),
                                              robot_type=objective.robot_type)
-        self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
+        self.world = make_world(objective.world, objective.robot_type, seed=worker + 1, socket=objective.socket)
         self.rng = np.random.default_rng(worker + 1)
 
     def trials(self) -> list[KickTrial]:
@@ -338,6 +341,6 @@ def add_kick_arguments(sub, common) -> None:
 
 def kick_objective(args: argparse.Namespace) -> KickObjective:
     return KickObjective(kick_name=args.kick, base_set=args.start_set, set_name=args.set_name,
-                         params_out=args.params_out or args.out / "kick_params.yaml", backend=args.backend,
-                         robot_type=args.robot_type, attempts=args.attempts, standing=args.standing,
+                         params_out=args.params_out or args.out / "kick_params.yaml", world=args.world,
+                         socket=args.socket, robot_type=args.robot_type, attempts=args.attempts, standing=args.standing,
                          robust=args.robust, offset=args.offset)

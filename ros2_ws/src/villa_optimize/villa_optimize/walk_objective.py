@@ -27,31 +27,29 @@ class WalkObjective:
     start_set: str                      # the set whose values the candidate starts from
     set_name: str                       # name the learned set is written under
     params_out: Path                    # YAML the learned set is written to (with the base file's other sets)
-    backend: str = "sim"
+    world: str = "villa"                # villa | simspark (villa_optimize.worlds)
     robot_type: int = 0
     time_limit: float | None = None
     trials: int = 1                     # episodes per candidate (trial 1 from the nominal start, the others jittered)
     seed: int = 1                       # the jitter's random seed (each worker draws its own stream from it)
     jitter_all: bool = False            # every trial jittered, the first too (one trial per candidate, fresh starts)
+    socket: bool = False                # villa sim as its own process instead of in the worker
 
     def __post_init__(self) -> None:
         self.task()                                                     # unknown task -> ValueError now
         if not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"--trials must be an integer >= 1, got {self.trials!r}")
-        from villa_optimize.worlds import SIMULATOR
+        from villa_optimize.worlds import world_error
 
-        self.simulator = SIMULATOR.get(self.backend, "")
-        sets = load_parameter_sets(self.base_file, simulator=self.simulator, robot_type=self.robot_type)
+        if (why := world_error(self.world, self.socket)) is not None:
+            raise ValueError(why)
+        sets = load_parameter_sets(self.base_file, simulator=self.world, robot_type=self.robot_type)
         self._sets = sets                                               # read once: every evaluation starts here
         if self.start_set not in sets:
             raise ValueError(f"{self.base_file}: no walk parameter set {self.start_set!r} (have {', '.join(sets)})")
         unknown = [n for n in self.space.names if n not in WalkParams.__dataclass_fields__]
         if unknown:
             raise ValueError(f"search space: {', '.join(unknown)} are not walk parameters")
-        from villa_optimize.worlds import WORLDS
-
-        if self.backend not in WORLDS:
-            raise ValueError(f"unknown backend {self.backend!r}; known: {', '.join(WORLDS)}")
 
     @property
     def dim(self) -> int:
@@ -105,7 +103,7 @@ class WalkEvaluator:
         self.objective = objective
         self.task = objective.task()
         self.rng = np.random.default_rng([objective.seed, worker])
-        self.world = make_world(objective.backend, objective.robot_type, seed=worker + 1)
+        self.world = make_world(objective.world, objective.robot_type, seed=worker + 1, socket=objective.socket)
 
     def tasks(self) -> list[Task]:
         """This evaluation's trials: the nominal start, then `trials - 1` fresh jittered starts (cycling through the

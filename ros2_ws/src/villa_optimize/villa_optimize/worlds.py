@@ -1,12 +1,14 @@
-"""Where an episode runs: in process, on a headless `villa sim`, or on the real SimSpark (rcssserver3d).
+"""Where an episode runs: the world villa (villa sim), in process or on a headless `villa sim` process, or the world
+simspark, the real SimSpark (rcssserver3d); make_world picks one.
 
-- InProcessWorld: villa_sim.inprocess.InProcessNao, villa sim's simulation class, Nao model and actuation stepped
-  directly (no sockets): the fastest.
-- SimWorld (§10.3's parallel evaluation, one simulator per worker): `villa sim` in sync mode without real-time pacing
-  on free ports; the robot's torso pose comes with every perception (rcssservermj's `pos`/`quat`).
-- SimSparkWorld: the real rcssserver3d (villa_sim.simspark), sync mode, no pacing; the torso pose and the ball come
-  from its monitor (villa_sim.simspark.SimSparkTrainer, a few cycles behind the perception). Before every episode the
-  game clock is reset and the play mode set to PlayOn, so the half never ends and the referee keeps out.
+- InProcessWorld (villa): villa_sim.inprocess.InProcessNao, villa sim's simulation class, Nao model and actuation
+  stepped directly (no sockets): the fastest.
+- VillaSocketWorld (villa with socket, §10.3's parallel evaluation, one simulator per worker): `villa sim` in sync
+  mode without real-time pacing on free ports; the robot's torso pose comes with every perception (rcssservermj's
+  `pos`/`quat`).
+- SimSparkWorld (simspark): the real rcssserver3d (villa_sim.simspark), sync mode, no pacing; the torso pose and the
+  ball come from its monitor (villa_sim.simspark.SimSparkTrainer, a few cycles behind the perception). Before every
+  episode the game clock is reset and the play mode set to PlayOn, so the half never ends and the referee keeps out.
 
 In both socket worlds the agent is villa_bridge's protocol session (no ROS) driving the episode from the callback of
 every perception, so each cycle is answered at once. Each world keeps one simulation for all the evaluations of a
@@ -133,7 +135,7 @@ class Preparation:
 
 
 class InProcessWorld:
-    name = "inprocess"
+    name = "villa"
 
     def __init__(self, robot_type: int = 0, seed: int = 0) -> None:
         from villa_sim.inprocess import InProcessNao
@@ -156,7 +158,7 @@ class InProcessWorld:
             targets, move = prep.step(nao.time, nao.joint_angles(), (p[0], p[1], p[2], yaw, up))
             if move:
                 nao.place(*task.placement(), keep_joints=True)
-                ball.drop_at(*(task.ball or BALL_AWAY))
+                nao.place_ball(*(task.ball or BALL_AWAY))
             nao.command(targets)
             nao.step()
         while not ep.done and not ep.timed_out():
@@ -348,10 +350,10 @@ class _SocketWorld:
                 self.server.stop()
 
 
-class SimWorld(_SocketWorld):
+class VillaSocketWorld(_SocketWorld):
     """One `villa sim` process, its trainer connection and one agent (bridge session) of this worker."""
 
-    name = "sim"
+    name = "villa"
 
     def __init__(self, robot_type: int = 0, seed: int = 1, log_dir: str | None = None) -> None:
         from villa_bridge.rcssservermj import RcssservermjBackend
@@ -362,7 +364,7 @@ class SimWorld(_SocketWorld):
         try:
             self.server = SimProcess("--log-level", "WARNING", noise=False, seed=seed, log_dir=log_dir)
             self.trainer = Trainer(port=self.server.monitor_port, background=False)
-            self._start_agent(RcssservermjBackend(self.TEAM, 1, robot_type), "sim")
+            self._start_agent(RcssservermjBackend(self.TEAM, 1, robot_type), "villa")
         except BaseException:
             self.close()
             raise
@@ -409,13 +411,24 @@ class SimSparkWorld(_SocketWorld):
         return robot.position[0], robot.position[1], robot.position[2], robot.yaw, robot.upright
 
 
-WORLDS = {"inprocess": InProcessWorld, "sim": SimWorld, "simspark": SimSparkWorld}
-SIMULATOR = {"inprocess": "rcssservermj", "sim": "rcssservermj", "simspark": "simspark"}   # whose motion data overlays
+# The worlds an optimization runs in (villa_nao.params.WORLDS less naoqi): each is also the name of its motion data's
+# overlay (villa_nao.params.overlay_path).
+WORLDS = ("villa", "simspark")
 
 
-def make_world(backend: str, robot_type: int = 0, seed: int = 1):
-    try:
-        cls = WORLDS[backend]
-    except KeyError:
-        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(WORLDS)}") from None
+def world_error(world: str, socket: bool = False) -> str | None:
+    """Why `world` (with `socket`: villa sim as its own process) is not a world to run in, or None."""
+    if world not in WORLDS:
+        return f"unknown world {world!r}; known: {', '.join(WORLDS)}"
+    if socket and world != "villa":
+        return "socket applies to villa sim (SimSpark always runs as its own process)"
+    return None
+
+
+def make_world(world: str, robot_type: int = 0, seed: int = 1, socket: bool = False):
+    """The world `world` for one worker: villa sim in this process (with `socket`, as its own `villa sim` process) or
+    the real SimSpark. ValueError (world_error) for one that is not."""
+    if (why := world_error(world, socket)) is not None:
+        raise ValueError(why)
+    cls = SimSparkWorld if world == "simspark" else VillaSocketWorld if socket else InProcessWorld
     return cls(robot_type=robot_type, seed=seed)

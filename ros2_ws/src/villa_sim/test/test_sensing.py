@@ -15,7 +15,7 @@ def test_the_same_perceptions_as_rcssservermj_every_cycle_of_a_game():
     args = argparse.Namespace(config=None, opponent_config=None, variant=None, opponent="allball", players=2, seed=3,
                               server="villa", socket=False, noise="simspark", out="/tmp", connect_timeout=60,
                               stall_timeout=60, games=1, duration=1.0)
-    game = G.HostedGame(G.specs_from_args(args)[0], "rcssservermj")
+    game = G.HostedGame(G.specs_from_args(args)[0], "villa")
     server = HostedServer(vision_noise=False, seed=3)
     game.join(server)
     sim, encoder, sensing = server.sim, DefaultPerceptionEncoder(), Sensing()

@@ -72,6 +72,11 @@ class InProcessNao:
         data.qvel[self._qvel_adr] = 0.0
         mujoco.mj_forward(model, data)
 
+    def place_ball(self, x: float, y: float) -> None:
+        """Put the ball at rest on the ground at field (x, y) (rcssservermj's ball drop), its pose updated at once."""
+        self.sim.ball.drop_at(x, y)
+        mujoco.mj_forward(self.sim.mj_model, self.sim.mj_data)
+
     def reset_commands(self) -> None:
         """Forget targets and commands in flight (a robot that was placed again holds still)."""
         self.control.reset()

@@ -320,6 +320,9 @@ def test_variants_allball_and_static():
     assert d.role == formation.ROLE_ORDER[2] and d.method == "static"
     with pytest.raises(ValueError, match="variant must be one of villa, allball, static, defense, boxes"):
         D.TeamPlayer(1, D.StrategyParams(variant="banana"))
+    for world in ("rcssservermj", ""):                   # the world's names: villa, simspark, naoqi
+        with pytest.raises(ValueError, match="unknown world .*; known: villa, simspark, naoqi"):
+            D.TeamPlayer(1, D.StrategyParams(simulator=world, kicks=False))
 
 
 def test_variants_defense_and_boxes():
@@ -420,7 +423,7 @@ def test_the_kick_off_taker_is_beamed_just_behind_its_kicks_stand_at_point():
     short moved the ball 0.5 m)."""
     from villa_motion import kick as KK
 
-    for simulator, setback in (("", 0.01), ("rcssservermj", 0.01), ("simspark", 0.02)):
+    for simulator, setback in (("villa", 0.01), ("naoqi", 0.01), ("simspark", 0.02)):
         p = D.TeamPlayer(1, D.StrategyParams(team_size=2, simulator=simulator))
         d = p.decide(_view((-5.0, 0.0, 0.0), (0.0, 0.0), {2: (-3.0, 0.0)}), D.BEFORE_KICK_OFF, 0.0, True)
         x, y, heading = d.beam

@@ -133,4 +133,4 @@ def test_after_a_goal_our_kickoff_taker_is_beamed_at_once_where_it_stands_as_at_
     s = after_goal("simspark")
     assert _beams(s, 10.0, GOAL_OPP, 10, lambda t: "walk")[:1] == [10.0]
     assert _beams(s, 20.0, GOAL_OWN, 10, lambda t: "walk") == []      # their kick-off: our onBall is no taker
-    assert _beams(after_goal(""), 10.0, GOAL_OPP, 10, lambda t: "walk") == []
+    assert _beams(after_goal("villa"), 10.0, GOAL_OPP, 10, lambda t: "walk") == []

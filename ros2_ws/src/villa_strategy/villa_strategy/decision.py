@@ -2,20 +2,22 @@
 set plays (§11.2, with the §11.2.1 kick-off long kick), goalie (§9), on-ball behaviour (§12, with §12.7 "when to
 kick" choosing a kick by the §13.1.1 cost), and the §11.5 variants AllBall, Static, Defense and Boxes.
 
-Plain data in, plain data out (the node converts messages); team-relative field frame, metres and radians.
+Plain data in, plain data out (villa_strategy.decision_data: WorldView, StrategyParams, Decision; the node converts
+messages); team-relative field frame, metres and radians.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from villa_motion import kick as KK
 from villa_nao import field as F
+from villa_nao.params import check_world
 from villa_strategy import behaviours as B
 from villa_strategy import comm, formation, goalie, penalty, role_assignment, set_plays
+from villa_strategy.decision_data import Decision, StrategyParams, WorldView
 from villa_strategy.voting import Voting
 
 # villa_msgs/GameState play modes (same values; test_decision checks them against the message)
@@ -33,15 +35,15 @@ TOUCH_REACH = 0.25         # m from the ball: a robot (its torso) this near may 
 GIVE_WAY = 1.0             # m from the ball a taker that may not touch it stands aside (formation.give_way)
 BEAM_MODES = {BEFORE_KICK_OFF, GOAL_OWN, GOAL_OPP}
 KICKOFF_SETBACK = {"simspark": 0.02,   # m behind the kick-off kick's stand-at point: SimSpark's beam noise is +-5 cm.
-                   "": 0.01}            # Beamed mid-crouch a Nao settled 4-10 cm forward there (2.5 cm on villa sim);
+                   "villa": 0.01}       # Beamed mid-crouch a Nao settled 4-10 cm forward there (2.5 cm on villa sim);
                                         # beamed standing (stage.FIRST_BEAM_STAND) it settles 1-1.5 cm back on villa
                                         # sim, and on SimSpark 5 cm left the true ball 1.7-7.3 cm (mean 4.4) beyond
                                         # the kick's offset, 2 cm -1.4-7.1 (3.5) with its forward kick learned over
-                                        # +-3 cm (issue 19: 30 first kick-offs each; kick_params.simspark.yaml)
+                                        # +-3 cm (30 first kick-offs each; kick_params.simspark.yaml)
 KICKOFF_STANDS = {"simspark": True,    # after a goal our kick-off taker is beamed at once and stands as at the first
-                  "": False}           # kick-off (lining up only when KICKOFF_LINEUP_HOLD off): SimSpark's forward
-                                       # kick is robust standing, not after the line-up's steps (issue 19: kick-offs
-                                       # after a goal within 3 s in 12 of 20 lined up, 15 of 20 standing); on villa sim
+                  "villa": False}      # kick-off (lining up only when KICKOFF_LINEUP_HOLD off): SimSpark's forward
+                                       # kick is robust standing, not after the line-up's steps (kick-offs after a
+                                       # goal within 3 s in 12 of 20 lined up, 15 of 20 standing); on villa sim
                                        # its beam waits for the walk to stop and it lines up once to KICKOFF_LINEUP_NEAR
 KICKOFF_LINEUP_NEAR = 0.03  # m from the stand-at point the taker lines up to before the kick-off (the kick's 0.08 m
                             # tolerance is for play: from 7.5 cm short the kick-off kick moved the ball 0.2-0.5 m)
@@ -55,66 +57,8 @@ HEARD_BALL_AGE = 1.0       # s: a teammate's heard ball this old is still used w
 PENALTY_ROLES = ("", "striker", "goalie")   # §14 penalty shoot-out roles ("" = a game)
 PENALTY_SHOT_FOLLOW = 3.0  # s after its shot the striker dribbles again (§14: an unsuccessful kick is followed up)
 PENALTY_STRIKER_BEAM = (-0.4, 0.0, 0.0)     # behind the ball on the centre spot, facing their goal
-SHOT_RANGE = 5.0           # m from their goal's centre: the on-ball player shoots (issue 19, below)
+SHOT_RANGE = 5.0           # m from their goal's centre: the on-ball player shoots (shot_on_goal)
 SHOT_ANGLE = math.radians(60)   # ... with the ball at most this far off the goal's axis, seen from the goal
-
-
-@dataclass
-class WorldView:
-    pose: tuple[float, float, float]                  # our x, y, theta
-    ball: tuple[float, float]
-    ball_velocity: tuple[float, float] = (0.0, 0.0)
-    ball_valid: bool = True
-    localized: bool = True
-    fallen: bool = False
-    teammates: dict[int, tuple[float, float]] = field(default_factory=dict)   # unum -> position (not us)
-    fallen_mates: set[int] = field(default_factory=set)
-    opponents: list[tuple[float, float]] = field(default_factory=list)
-    sees_ball: bool = False
-    since_beam: float = math.inf     # s since our last beam (the robot and its estimates settle after the drop)
-    kick_running: str = ""           # the kick skill the motion stops for or runs (kick_<name>), "" for none
-
-
-@dataclass
-class Decision:
-    role: str
-    target: tuple[float, float]
-    walk: B.WalkOrder | None = None            # None: no walking (a skill runs, or stand still)
-    skill: str | None = None                  # motion skill to request (dive_left, kick_forward_L, ...)
-    skill_params: dict[str, float] = field(default_factory=dict)   # its parameters (kicks: ball_x, ball_y)
-    head_ball_focus: bool = False
-    beam: tuple[float, float, float] | None = None
-    beam_now: bool = False                    # beam without waiting for the walk to stop (stage.BEAM_STAND)
-    say: str | None = None
-    assignment: dict[str, int] = field(default_factory=dict)   # role -> unum
-    method: str = "scram_mmd"
-
-
-@dataclass(frozen=True)
-class StrategyParams:
-    team_size: int = 11
-    variant: str = "villa"            # villa | allball | static | defense | boxes (§11.5)
-    goalie_unum: int = 1
-    team_key: str = "villa"
-    hysteresis: float = 0.25          # m
-    positioning_distance: float = 0.8  # m from the ball: positioning parameter set (§10.3)
-    dive_max_distance: float = 5.0    # m: the goalie dives only at a ball this close
-    dive_cooldown: float = 5.0        # s between dives
-    kicks: bool = True                # §12.7 kicks (and the §11.2.1 kick-off kick); False: always dribble
-    kick_when: str = "opponent"       # behaviours.want_kick's rule: opponent (§12.7) | free (no opponent within 1 m) |
-                                      # never (dribble in play, no shots either; our set pieces still kick)
-    kick_parameter_set: str = "tuned"  # villa_motion config/kick_params.yaml set (the motion node's must match)
-    simulator: str = ""                # the body's backend: the kick data's per-simulator overlay (as motion's)
-    kickoff_kick: str = "forward"     # §11.2.1: the team's most powerful kick
-    kickoff_settle: float = 1.5       # s after its beam the kick-off taker stands still before it looks at the ball
-    excluded_kicks: tuple[str, ...] = ()   # kicks never chosen (besides those the kick data leaves out of play)
-    kick_tolerance: float = 0.08      # m from the kick's stand-at point (and kick_turn_tolerance) to request it
-    kick_turn_tolerance: float = 0.12  # rad (behaviours.kick_approach; villa_optimize's §13.2 task uses the same)
-    kick_hysteresis: float = 0.15     # §13.1.1 cost a new kick must save to replace the one being approached
-    kick_spread: float = 0.35         # rad either side of the goal's direction a §12.7 kick may go (window_direction)
-    seed: int | None = None           # random kick-off angle (§11.2.1)
-    penalty: str = ""                 # §14 penalty shoot-out role: striker | goalie ("" = a game)
-    formation: formation.FormationParams = formation.FormationParams()   # §11.1 role offsets
 
 
 def shot_on_goal(ball) -> bool:
@@ -136,6 +80,7 @@ class TeamPlayer:
             raise ValueError(f"kick_spread must be 0..pi rad, got {params.kick_spread!r}")
         if params.penalty not in PENALTY_ROLES:
             raise ValueError(f"penalty must be striker, goalie or empty, got {params.penalty!r}")
+        check_world(params.simulator)
         self.unum, self.p = unum, params
         self.body = body or B.default_body()
         self.goalie = params.goalie_unum if formation.has_goalie(params.team_size, params.formation) else None
@@ -145,12 +90,12 @@ class TeamPlayer:
         self.heard: dict[int, comm.TeamMessage] = {}
         self._last_dive = -1e9
         self.rejected = 0
-        kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator or None,
+        kicks = KK.load_kick_set(params.kick_parameter_set, simulator=params.simulator,
                                  robot_type=self.body.robot_type) if params.kicks else {}
         self.kicks = {n: k for n, k in kicks.items() if k.base not in params.excluded_kicks}
         # the kicks chosen in play (§12.7, shots, corners, penalties): those the kick data keeps in play in this world;
         # the kick-off kick is chosen from every kick (§11.2.1, kickoff_kick)
-        in_play = KK.load_in_play(params.kick_parameter_set, simulator=params.simulator or None) if kicks else None
+        in_play = KK.load_in_play(params.kick_parameter_set, simulator=params.simulator) if kicks else None
         self.play_kicks = [k for k in self.kicks.values() if in_play is None or k.base in in_play]
         self.rng = np.random.default_rng(params.seed)
         self.kicker = B.KickBehaviour(self.kicks, self.body, near=params.kick_tolerance,
@@ -247,9 +192,9 @@ class TeamPlayer:
     def _track_taker(self, w: WorldView, ball: np.ndarray, play_mode: int, now: float) -> None:
         """The servers' rule on set pieces (OWN_SET_PIECES): as play resumes after ours, the robot of ours at the ball
         took it and is `barred` until another robot (ours or theirs) comes within TOUCH_REACH of the ball, or the play
-        mode changes. Every teammate tracks the same taker from the same play modes and positions. (The traces of
-        issue 19: on SimSpark the takers walked the ball on, their second touch gave the other team a free kick, whose
-        taker did the same; free kicks took 15-65 % of a game.)"""
+        mode changes. Every teammate tracks the same taker from the same play modes and positions. (Untracked, the
+        takers walk the ball on on SimSpark, their second touch gives the other team a free kick, whose taker does the
+        same: free kicks took 15-65 % of a game in traces.)"""
         if play_mode != PLAY_ON:
             self.barred = None
         elif self._prev_mode in OWN_SET_PIECES:
@@ -278,55 +223,97 @@ class TeamPlayer:
         return np.array(m.ball, dtype=float)
 
     def decide(self, w: WorldView, play_mode: int, game_time: float, side_left: bool) -> Decision:
-        ball = self.shared_ball(w, game_time)
-        if play_mode in (KICK_OFF_OWN, KICK_OFF_OPP) and math.hypot(*ball) > KICKOFF_LINEUP_BALL:
-            # the referee puts the ball on the centre spot for a kick-off; until we see it there, our estimate is where
-            # it lay (after a goal: in the net, and the kick-off taker walked at it at the whistle, issue 19)
-            ball = np.zeros(2)
+        """This cycle's decision: the §14 penalty kick's, a beam phase's (kick-off positions), or in play the agreed
+        roles' (§11.3-11.4): the goalie's dive (§9), the onBall player's kick or dribble (§12), a supporter's walk to
+        its role's spot (§11.1, the set plays of §11.2)."""
+        ball = self._ball_in_play_mode(w, play_mode, game_time)
         self._track_taker(w, ball, play_mode, game_time)
         me = np.array(w.pose[:2])
         theta = w.pose[2]
         if self.p.penalty:
             return self._penalty(w, ball, me, theta, play_mode, game_time)
         if play_mode in BEAM_MODES:
-            self._beam_mode = play_mode
-            # the votes (§11.4) of the play before the beams (ours, or heard still in transit) describe where nobody
-            # stands any more: kept, they outvoted the kick-off's own mapping at its first cycles, and our kick-off
-            # taker, made stopper, stepped aside at the whistle and kicked from off its spot after the stop (issue 19:
-            # villa sim kick-offs after a goal and at half time 3.2-4.8 s, the ball 3-6 cm off the kick's offset)
-            self.voting.clear()
-            # a half's kick-off: the left team's in the first, the right team's in the second; after a goal: the team
-            # that conceded
-            first_half = game_time < F.HALF_TIME - 1e-6
-            our_kickoff = side_left == first_half if play_mode == BEFORE_KICK_OFF else play_mode == GOAL_OPP
-            size = max(self.p.team_size, self.unum)
-            roles = formation.roles_for(size, params=self.p.formation)
-            role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
-            pos = formation.kickoff_positions(size, our_kickoff=our_kickoff, params=self.p.formation)
-            x, y = pos[role]
-            heading = 0.0
-            if role == "onBall" and our_kickoff and self.kicks:
-                x, y, heading = self._kickoff_beam((float(x), float(y)))
-                beam = (float(x), float(y), heading)
-                d = self._kickoff_lineup(w, ball, me, theta, beam, play_mode) or \
-                    Decision(role, beam[:2], beam=beam, method="kickoff")
-                # after a goal, where the taker stands as at the first kick-off (KICKOFF_STANDS), it needs the whole
-                # pause to settle (on SimSpark, beamed 5 cm behind its point, waiting for its walk to stop left no
-                # time: 11 of 20 kick-offs within 3 s, against 17 of 20 beamed at once; bench/kickoff_after_goal.py)
-                d.beam_now = play_mode == GOAL_OPP and self._kickoff_stands
-                return d
-            return Decision(role, (float(x), float(y)), beam=(float(x), float(y), heading), method="kickoff")
-        if self._beam_mode in BEAM_MODES:
-            # after a goal, a taker that did not line up during the pause (its beam waits for the walk to stop, then
-            # it settles 1.5 s) lines up at the whistle: on SimSpark, beamed 5 cm behind its point, it kicked from
-            # there within the kick's 8 cm and the ball moved 0.05-0.6 m (issue 19, bench/kickoff_after_goal.py)
-            self._kickoff_near = KICKOFF_LINEUP_NEAR if self._beam_mode == GOAL_OPP and not self._lined_up else None
-            self._beam_mode = -1
-        self._lined_up = None                       # out of the beam phase: the next kick-off's taker starts afresh
+            return self._beam_phase(w, ball, me, theta, play_mode, game_time, side_left)
+        self._leave_beam_phase()
         if play_mode == GAME_OVER:
             return Decision("none", tuple(me), walk=B.WalkOrder(0, 0, 0, "goToTarget", stop=True))
+        own, agreed, method = self._agreed_roles(w, ball, game_time)
+        say = self._say(w, game_time, side_left, own)
+        role, method = self._my_role(agreed, method)
+        obstacles = [np.array(p) for u, p in self.team_positions(w, game_time).items() if u != self.unum]
+        obstacles += [np.array(o) for o in w.opponents]
+        common = {"say": say, "assignment": agreed, "method": method}
+        if self.unum == self.goalie and (skill := self._dive(w, ball, me, game_time)):   # as goalie or onBall
+            return Decision(role, tuple(me), skill=skill, **common)
+        if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
+            return self._play_the_ball(w, ball, me, theta, play_mode, game_time, obstacles, role, common)
+        target = self._supporter_target(ball, me, role, agreed, play_mode)
+        # §12.2: a supporter walks around the ball too (the stopper's spot lies behind the ball: walking straight
+        # there from the far side pushes the ball toward our goal); the goalie goes to the ball's line as it is
+        around = obstacles if role == "goalie" else [*obstacles, np.array(ball, float)[:2]]
+        face = math.atan2(ball[1] - me[1], ball[0] - me[0])
+        walk = B.go_to(me, theta, target, face=face, obstacles=around, body=self.body)
+        return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
+                        **common)
 
-        own = self.assign(w, ball, game_time)
+    def _ball_in_play_mode(self, w: WorldView, play_mode: int, now: float) -> np.ndarray:
+        """The ball this cycle's decision goes by: the shared ball (§6), except at a kick-off, where the referee puts
+        the ball on the centre spot: until we see it there, our estimate is where it lay (after a goal: in the net,
+        and a kick-off taker going by it walks at the net at the whistle)."""
+        ball = self.shared_ball(w, now)
+        if play_mode in (KICK_OFF_OWN, KICK_OFF_OPP) and math.hypot(*ball) > KICKOFF_LINEUP_BALL:
+            ball = np.zeros(2)
+        return ball
+
+    def _our_kickoff(self, play_mode: int, game_time: float, side_left: bool) -> bool:
+        """The beam phase's kick-off is ours: a half's kick-off is the left team's in the first half and the right
+        team's in the second; after a goal it is the team's that conceded."""
+        if play_mode != BEFORE_KICK_OFF:
+            return play_mode == GOAL_OPP
+        first_half = game_time < F.HALF_TIME - 1e-6
+        return side_left == first_half
+
+    def _beam_phase(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float,
+                    side_left: bool) -> Decision:
+        """Before a kick-off (BEAM_MODES): beamed to our number's kick-off position (§11.2); our kick-off's taker
+        where its kick-off kick reaches the ball (_kickoff_beam), lining up from there once settled
+        (_kickoff_lineup)."""
+        self._beam_mode = play_mode
+        # the votes (§11.4) of the play before the beams (ours, or heard still in transit) describe where nobody stands
+        # any more: kept, they outvote the kick-off's own mapping at its first cycles, and our kick-off taker, made
+        # stopper, steps aside at the whistle and kicks from off its spot after the stop
+        self.voting.clear()
+        our_kickoff = self._our_kickoff(play_mode, game_time, side_left)
+        size = max(self.p.team_size, self.unum)
+        roles = formation.roles_for(size, params=self.p.formation)
+        role = roles[(self.unum - 1) % len(roles)]                   # the role of our number
+        pos = formation.kickoff_positions(size, our_kickoff=our_kickoff, params=self.p.formation)
+        x, y = pos[role]
+        if not (role == "onBall" and our_kickoff and self.kicks):
+            return Decision(role, (float(x), float(y)), beam=(float(x), float(y), 0.0), method="kickoff")
+        beam = self._kickoff_beam((float(x), float(y)))
+        d = self._kickoff_lineup(w, ball, me, theta, beam, play_mode) or \
+            Decision(role, beam[:2], beam=beam, method="kickoff")
+        # after a goal, where the taker stands as at the first kick-off (KICKOFF_STANDS), it needs the whole pause to
+        # settle (on SimSpark, beamed 5 cm behind its point, waiting for its walk to stop left no time: 11 of 20
+        # kick-offs within 3 s, against 17 of 20 beamed at once; bench/kickoff_after_goal.py)
+        d.beam_now = play_mode == GOAL_OPP and self._kickoff_stands
+        return d
+
+    def _leave_beam_phase(self) -> None:
+        """The first cycle out of a beam phase. After a goal, a taker that did not line up during the pause (its beam
+        waits for the walk to stop, then it settles 1.5 s) lines up at the whistle to KICKOFF_LINEUP_NEAR: on
+        SimSpark, beamed 5 cm behind its point, it kicks from there within the kick's 8 cm, and the ball moved
+        0.05-0.6 m (bench/kickoff_after_goal.py). The next kick-off's taker starts afresh."""
+        if self._beam_mode in BEAM_MODES:
+            self._kickoff_near = KICKOFF_LINEUP_NEAR if self._beam_mode == GOAL_OPP and not self._lined_up else None
+            self._beam_mode = -1
+        self._lined_up = None
+
+    def _agreed_roles(self, w: WorldView, ball: np.ndarray, now: float) -> tuple[dict[str, int], dict[str, int], str]:
+        """(our own role assignment, the one the team agrees on, how it was decided): §11.3's assignment, voted on
+        (§11.4) in the VOTING_VARIANTS; our own where the vote leaves us out (stale votes)."""
+        own = self.assign(w, ball, now)
         mapping = tuple(own.get(r, 0) for r in formation.ROLE_ORDER) + (0,) * (comm.ROLES - len(formation.ROLE_ORDER))
         self.voting.vote(mapping)
         method = "static" if self.p.variant == "static" else "scram_mmd"
@@ -335,34 +322,38 @@ class TeamPlayer:
         agreed = {r: u for r, u in zip(formation.ROLE_ORDER, winner, strict=False) if u}
         if voting and winner != mapping:
             method = "vote"
-        if self.unum not in agreed.values():  # the vote left us out (stale votes): use our own view
+        if self.unum not in agreed.values():
             agreed = own
-        say = self._say(w, game_time, side_left, own)
-        # §9.1: a goalie closest to a ball in our box holds both roles and plays onBall (goalieReplacement covers the
-        # goal); taken by ROLE_ORDER it stayed "goalie" and nobody went for that ball (issue 19's traces: a ball 1 m
-        # from our goal lay 8 s with the goalie beside it, then AllBall walked it in)
+        return own, agreed, method
+
+    def _my_role(self, agreed: dict[str, int], method: str) -> tuple[str, str]:
+        """(our role in `agreed`, the method, "allball" where AllBall sends us to the ball). §9.1: a goalie closest
+        to a ball in our box holds both roles and plays onBall (goalieReplacement covers the goal): taken by
+        ROLE_ORDER it would stay "goalie" and nobody would go for that ball. In AllBall (§11.5) every player but the
+        goalie goes for the ball, except our set piece's taker while it may not touch it and another plays it."""
         on_ball = agreed.get("onBall") == self.unum
         role = "onBall" if on_ball else next((r for r, u in agreed.items() if u == self.unum), "onBall")
         if self.p.variant == "allball" and self.unum != self.goalie and (self.unum != self.barred or on_ball):
-            role = "onBall"
-            method = "allball"
+            return "onBall", "allball"
+        return role, method
+
+    def _play_the_ball(self, w: WorldView, ball, me, theta, play_mode: int, game_time: float, obstacles, role: str,
+                       common: dict) -> Decision:
+        """The onBall player: a kick where §12.7 (and our set pieces, shots) ask for one (_kick), else the dribble."""
+        kick = self._kick(w, ball, me, theta, play_mode, game_time)
+        if kick is not None:
+            target, walk, skill, params = kick
+            return Decision(role, tuple(target), walk=walk, skill=skill, skill_params=params, head_ball_focus=True,
+                            **common)
+        target, walk = self._on_ball(w, ball, me, theta, obstacles)
+        return Decision(role, tuple(target), walk=walk, head_ball_focus=True, **common)
+
+    def _supporter_target(self, ball, me, role: str, agreed: dict[str, int], play_mode: int):
+        """Where a player not on the ball goes: its role's spot in the variant's formation (§11.1, §11.5), moved by
+        the set plays (§11.2): our kick-off's spots until the kick, aside for our set piece's taker that may not
+        touch the ball yet, the goal-kick formations, the kick-in shift, the distance from their free kick's ball."""
         goalie_on_ball = self.goalie is not None and agreed.get("onBall") == self.goalie
         targets = formation.variant_formation(self.p.variant, ball, self.p.team_size, goalie_on_ball, self.p.formation)
-        obstacles = [np.array(p) for u, p in self.team_positions(w, game_time).items() if u != self.unum]
-        obstacles += [np.array(o) for o in w.opponents]
-        face = math.atan2(ball[1] - me[1], ball[0] - me[0])
-
-        if self.unum == self.goalie and (skill := self._dive(w, ball, me, game_time)):   # as goalie or onBall
-            return Decision(role, tuple(me), skill=skill, say=say, assignment=agreed, method=method)
-        if role == "onBall" and play_mode not in FREE_KICK_OPP_MODES:
-            kick = self._kick(w, ball, me, theta, play_mode, game_time)
-            if kick is not None:
-                target, walk, skill, params = kick
-                return Decision(role, tuple(target), walk=walk, skill=skill, skill_params=params, head_ball_focus=True,
-                                say=say, assignment=agreed, method=method)
-            target, walk = self._on_ball(w, ball, me, theta, obstacles)
-            return Decision(role, tuple(target), walk=walk, head_ball_focus=True, say=say, assignment=agreed,
-                            method=method)
         target = targets.get(role, me)
         if play_mode == KICK_OFF_OWN:
             # until the kick-off kick, our others keep their kick-off spots (the receiver's beside the taker)
@@ -371,7 +362,7 @@ class TeamPlayer:
             target = spots.get(role, target)
         if self.unum == self.barred and role != "goalie":
             # our set piece's taker, which may not touch the ball yet, stands aside: its role's spot (the stopper's
-            # lies behind the ball) was in the way of the teammate coming for the ball (issue 19's traces)
+            # lies behind the ball) is in the way of the teammate coming for the ball
             target = formation.give_way(ball, me, GIVE_WAY)
         if play_mode in (GOAL_KICK_OWN, GOAL_KICK_OPP, CORNER_KICK_OWN):
             # §11.2.3: at our corner kick the others take the offensive goal-kick formation (the onBall player plays
@@ -383,12 +374,7 @@ class TeamPlayer:
             target = set_plays.kick_in_shift([target], ball)[0]
         if play_mode in FREE_KICK_OPP_MODES:
             target = set_plays.keep_free_kick_distance([target], ball)[0]
-        # §12.2: a supporter walks around the ball too (issue 19: the stopper, whose spot is behind the ball, walked
-        # through it from the far side and pushed it toward our goal); the goalie goes to the ball's line as it is
-        around = obstacles if role == "goalie" else [*obstacles, np.array(ball, float)[:2]]
-        walk = B.go_to(me, theta, target, face=face, obstacles=around, body=self.body)
-        return Decision(role, (float(target[0]), float(target[1])), walk=walk, head_ball_focus=role == "goalie",
-                        say=say, assignment=agreed, method=method)
+        return target
 
     def _dive(self, w: WorldView, ball, me, game_time: float) -> str | None:
         """The goalie's dive skill, or None. §9.3 dives only on a trusted estimate: localized, the ball seen and near,
@@ -456,8 +442,8 @@ class TeamPlayer:
         return self._kickoff_dir, [k for k in self.kicks.values() if k.base == self.p.kickoff_kick]
 
     def _our_simulator(self, table: dict):
-        """`table`'s entry for our simulator, or its "" one (KICKOFF_SETBACK, KICKOFF_STANDS)."""
-        return table.get(self.p.simulator, table[""])
+        """`table`'s entry for our world, or villa sim's (KICKOFF_SETBACK, KICKOFF_STANDS)."""
+        return table.get(self.p.simulator, table["villa"])
 
     @property
     def _kickoff_stands(self) -> bool:
@@ -471,8 +457,8 @@ class TeamPlayer:
     def _kickoff_beam(self, spot: tuple[float, float]) -> tuple[float, float, float]:
         """§11.2.1: the kick-off taker is beamed where the kick-off kick (its direction drawn now and kept for the
         kick) reaches the ball without a step, KICKOFF_SETBACK m back from its stand-at point: SimSpark adds up to
-        5 cm of noise to a beam, and a robot beamed against the ball touches it first. A step up to the ball from the
-        old spot did that on SimSpark, so the kick was the taker's second touch and the opponents got a free kick."""
+        5 cm of noise to a beam, and a robot beamed against the ball touches it first. A step up to the ball from a spot
+        farther back does that on SimSpark: the kick is the taker's second touch and the opponents get a free kick."""
         direction, pool = self._kickoff_kick()
         if not pool:
             return spot[0], spot[1], 0.0
@@ -484,17 +470,17 @@ class TeamPlayer:
     def _kickoff_lineup(self, w: WorldView, ball, me, theta, beam, play_mode: int) -> Decision | None:
         """§11.2.1 before our kick-off: once settled after its beam, the taker walks to the kick-off kick's stand-at
         point (robots may move in their own half while the game waits), so that the kick goes at the whistle without a
-        step. A beamed Nao settles 4-10 cm forward of its beam on SimSpark (2.5 cm on villa sim, with the old beam) plus
-        the beam noise: from the beam spot it often stood against the ball, touched it at the whistle and its kick was
-        a second touch.
+        step. A Nao beamed mid-crouch settles 4-10 cm forward of its beam on SimSpark (2.5 cm on villa sim) plus the
+        beam noise: from the beam spot it often stands against the ball, touches it at the whistle and its kick is a
+        second touch.
         Lines up to a localized, seen ball near the centre spot; during the pause after a goal the ball lies in the net
-        until the kick-off, so the taker lines up to the centre spot itself, where the server puts it (issue 19: it
-        lined up only after the whistle, and the ball moved 2.0-3.2 s after it on SimSpark, against 1.2-2.4 s at the
-        first kick-off). Never kicks (walk stop once the kick would be requested). It lines up only once the point is
-        KICKOFF_LINEUP_HOLD m off (then to KICKOFF_LINEUP_NEAR), and stands otherwise: lining up whenever it was
-        NEAR m off, pose and ball noise over a real-time wait of seconds stepped it now and then, and a kick-off kick
-        taken at the whistle from the stop that followed fell (4 of 7 in `villa match --realtime`). None: stand on the
-        beam spot (also before the first beam)."""
+        until the kick-off, so the taker lines up to the centre spot itself, where the server puts it (lined up only
+        after the whistle, the ball moved 2.0-3.2 s after it on SimSpark, against 1.2-2.4 s at the first kick-off).
+        Never kicks (walk stop once the kick would be requested). It lines up only once the point is
+        KICKOFF_LINEUP_HOLD m off (then to KICKOFF_LINEUP_NEAR), and stands otherwise: lining up whenever it is NEAR m
+        off, pose and ball noise over a real-time wait of seconds step it now and then, and a kick-off kick taken at
+        the whistle from the stop that follows falls (4 of 7 in `villa match --realtime`). None: stand on the beam
+        spot (also before the first beam)."""
         if not self.p.kickoff_settle <= w.since_beam < math.inf or not w.localized:
             return None
         if play_mode == GOAL_OPP:
@@ -504,9 +490,9 @@ class TeamPlayer:
         direction, pool = self._kickoff_kick()
         if self._lined_up is None:
             # before the first kick-off the taker stands on its beam spot unless it is HOLD m off; after a goal too
-            # where KICKOFF_STANDS, otherwise it lines up once to NEAR: beamed from play it stood on SimSpark's old
-            # 5 cm setback, stepped at the whistle, and the kick after the stop missed (issue 19,
-            # bench/kickoff_after_goal.py --play-before)
+            # where KICKOFF_STANDS, otherwise it lines up once to NEAR: beamed from play 5 cm behind its point on
+            # SimSpark, it steps at the whistle, and the kick after the stop misses (bench/kickoff_after_goal.py
+            # --play-before)
             self._lined_up = play_mode == BEFORE_KICK_OFF or self._kickoff_stands
         near = KICKOFF_LINEUP_HOLD if self._lined_up else KICKOFF_LINEUP_NEAR
         step = self.kicker.execute(me, theta, ball, direction, pool, near=near)
@@ -539,28 +525,28 @@ class TeamPlayer:
         elif kickoff:
             if w.since_beam < self.p.kickoff_settle or not self._sees_ball_on_spot(w):
                 # stand: (1) a beam drops the robot: for about a second it sways and its low-passed tilt lags, so the
-                # ball it sees at its feet is cm off; a step then takes it off the spot the beam chose (issue 19: 4 of
-                # 10 kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s); (2) the ball is not seen on
-                # the centre spot yet (after a goal it lay in the net a moment ago): a step taken then had the walk
-                # stop for the kick, and the ball estimate drifted with the sway by the kick's start (issue 19:
-                # kick-off kicks refused or moving the ball 0.1-0.9 m after a goal)
+                # ball it sees at its feet is cm off; a step then takes it off the spot the beam chose (4 of 10
+                # kick-offs 1 s after the beam stepped and missed, 0 of 10 after 2 s); (2) the ball is not seen on the
+                # centre spot yet (after a goal it lay in the net a moment ago): a step taken then has the walk stop
+                # for the kick, and the ball estimate drifts with the sway by the kick's start (kick-off kicks refused
+                # or moving the ball 0.1-0.9 m after a goal)
                 return me, B.WalkOrder(0.0, 0.0, 0.0, self.body.kick_set(), stop=True), None, {}
             direction, pool = self._kickoff_kick()
         elif play_mode in SET_PIECE_KICKS:
-            # our free kick, kick-in or goal kick: one kick toward their goal. Walked into, the ball was pushed on for
-            # longer than SimSpark's 0.1 s, the taker's second touch (the traces of issue 19: PlayOn, then the other
-            # team's free kick 0.2-0.4 s later); after it the taker leaves the ball to another robot (_track_taker)
+            # our free kick, kick-in or goal kick: one kick toward their goal. Walked into, the ball is pushed on for
+            # longer than SimSpark's 0.1 s, the taker's second touch (in traces: PlayOn, then the other team's free
+            # kick 0.2-0.4 s later); after it the taker leaves the ball to another robot (_track_taker)
             if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
                 return None
             direction, spread, pool = goal_dir, self.p.kick_spread, self.play_kicks
         elif shot_on_goal(ball) and B.kicks_in_play(self.p.kick_when):
-            # issue 19 (deviation: §12.7 kicks only to get past an opponent): near their goal a kick into the larger gap
-            # beside their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
+            # deviation (§12.7 kicks only to get past an opponent): near their goal a kick into the larger gap beside
+            # their goalie (§14's shot) is a shot on goal, lined up for at most §12.7's 15 s
             if self._kick_since is not None and game_time - self._kick_since > B.KICK_LINING_LIMIT:
                 return None
             if B.ball_contested(ball, w.opponents):
                 # §12.7's abort holds for a shot too: lining up beside a defender at the ball took 7 s and the kick
-                # fell (game_trace, issue 19); dribble and shoot once it is clear
+                # fell (bench/game_trace.py); dribble and shoot once it is clear
                 self._kick_since = None
                 self.kicker.reset()
                 return None
@@ -580,7 +566,7 @@ class TeamPlayer:
         if self._kick_since is None:
             self._kick_since = game_time
         # the motion already stops for (or runs) this kick: ask for it again with the newer ball, without the
-        # approach's reach checks (bursts of late real-time answers at every kick, issue 21)
+        # approach's reach checks (they cost milliseconds a cycle: late real-time answers at every kick)
         step = self.kicker.again(me, theta, ball) if w.kick_running == f"kick_{self.kicker.current}" else None
         if step is None:
             step = self.kicker.execute(me, theta, ball, direction, pool, spread=spread,

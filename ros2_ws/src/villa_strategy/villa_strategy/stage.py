@@ -20,7 +20,8 @@ from villa_motion import arbiter as A
 from villa_motion import head as H
 from villa_nao.joints import check_robot_type
 from villa_strategy import behaviours as B
-from villa_strategy.decision import Decision, StrategyParams, TeamPlayer, WorldView
+from villa_strategy.decision import TeamPlayer
+from villa_strategy.decision_data import Decision, StrategyParams, WorldView
 from villa_strategy.formation import formation_params, roles_for, variant_formation
 
 UPRIGHT = A.UPRIGHT
@@ -61,7 +62,7 @@ def strategy_params(p: Mapping[str, Any], seed: int | None = None) -> StrategyPa
     return StrategyParams(team_size=int(p["team_size"]), variant=str(p["variant"]), goalie_unum=int(p["goalie_unum"]),
                           team_key=str(p["team_key"]), hysteresis=float(p["hysteresis"]), kicks=bool(p["kicks"]),
                           kick_when=str(p["kick_when"]), kick_spread=float(p["kick_spread"]),
-                          kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "")),
+                          kick_parameter_set=str(p["kick_parameter_set"]), simulator=str(p.get("simulator", "villa")),
                           kickoff_settle=float(p["kickoff_settle"]), penalty=str(p["penalty"]),
                           formation=formation_params(p), seed=seed)
 
@@ -72,7 +73,7 @@ def body_from_params(p: Mapping[str, Any]) -> B.Body:
 
     robot_type = check_robot_type(p["robot_type"], "robot_type")
     sets_file = walk_sets_path(str(p["walk_parameter_sets"]))
-    sets = load_parameter_sets(sets_file, str(p.get("simulator", "")) or None, robot_type)
+    sets = load_parameter_sets(sets_file, str(p.get("simulator", "villa")), robot_type)
     return B.Body.from_walk_sets(sets, robot_type)
 
 
@@ -155,7 +156,7 @@ class StrategyStage:
         d = self.player.decide(view, play_mode, game_time, side_left)
         beam = None
         # the first beam waits for the new robot's stand; a later one for the walk to stop (or BEAM_WAIT s) unless the
-        # decision needs it now (the kick-off taker after a goal, decision.Decision.beam_now)
+        # decision needs it now (the kick-off taker after a goal, decision_data.Decision.beam_now)
         stand = FIRST_BEAM_STAND if self.beamed_to is None else BEAM_STAND
         settled = (self._stand_since is not None and t - self._stand_since >= stand - 1e-9) or \
             (self.beamed_to is not None and (d.beam_now or t - self._mode_since >= BEAM_WAIT - 1e-9))
