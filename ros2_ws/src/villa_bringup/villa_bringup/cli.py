@@ -6,6 +6,8 @@
     villa match         play a match on the embedded simulator
     villa games         play many headless games and summarize them
     villa record        record topics to MCAP
+    villa optimize      learn walk, kick or get-up parameters with CMA-ES
+    villa bench         run a benchmark (villa bench: the list)
 
 Subcommands are listed in SUBCOMMANDS as "module:function"; each module is imported only when its
 subcommand runs, so a broken package cannot take the whole command down.
@@ -34,6 +36,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str | None]] = {
                "villa_bringup.record:add_arguments"),
     "optimize": ("villa_optimize.cli:main", "optimize walk or kick parameters with CMA-ES on parallel villa sims",
                  "villa_optimize.cli:add_arguments"),
+    "bench": ("villa_bench.cli:main", "run one of villa's benchmarks (without a name: the list, each with what it "
+              "measures)", "villa_bench.cli:add_arguments"),
 }
 
 

@@ -1,0 +1,1 @@
+"""The benchmarks, one module each (villa_bench: the contract)."""
