@@ -112,22 +112,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _walk_objective(args):
-    from villa_motion.params import load_parameter_sets
-    from villa_nao.params import config_path
-    from villa_optimize.space import Space
-    from villa_optimize.tasks import get_task
     from villa_optimize.walk_objective import WalkObjective
 
-    task = get_task(args.task)
-    base = args.start_params or config_path("villa_motion", "walk_params.yaml")
-    sets = load_parameter_sets(base)
-    start = args.start_set or (task.optimized_set if task.optimized_set in sets else "goToTarget")
-    space = Space.from_yaml(args.space or config_path("villa_optimize", task.space))
-    return WalkObjective(task_name=args.task, space=space, base_file=Path(base), start_set=start,
-                         set_name=args.set_name or task.optimized_set,
-                         params_out=args.params_out or args.out / "walk_params.yaml", world=args.world,
-                         socket=args.socket, robot_type=args.robot_type, time_limit=args.time_limit,
-                         trials=args.trials, seed=args.seed, jitter_all=args.jitter_all)
+    return WalkObjective.for_task(args.task, args.out, base_file=args.start_params, start_set=args.start_set,
+                                  space=args.space, set_name=args.set_name, params_out=args.params_out,
+                                  world=args.world, socket=args.socket, robot_type=args.robot_type,
+                                  time_limit=args.time_limit, trials=args.trials, seed=args.seed,
+                                  jitter_all=args.jitter_all)
 
 
 def _getup_objective(args):

@@ -35,6 +35,21 @@ class WalkObjective:
     jitter_all: bool = False            # every trial jittered, the first too (one trial per candidate, fresh starts)
     socket: bool = False                # villa sim as its own process instead of in the worker
 
+    @classmethod
+    def for_task(cls, task_name: str, out_dir: Path, base_file: Path | None = None, start_set: str | None = None,
+                 space: Path | None = None, set_name: str | None = None, params_out: Path | None = None,
+                 **options) -> WalkObjective:
+        """The objective `villa optimize walk` runs: the task's search space and start set unless given, the shipped
+        walk sets as the base (villa_motion's config/walk_params.yaml); `options`: the other fields."""
+        from villa_nao.params import config_path
+
+        task = get_task(task_name)
+        base = Path(base_file or config_path("villa_motion", "walk_params.yaml"))
+        start = start_set or (task.optimized_set if task.optimized_set in load_parameter_sets(base) else "goToTarget")
+        return cls(task_name=task_name, space=Space.from_yaml(space or config_path("villa_optimize", task.space)),
+                   base_file=base, start_set=start, set_name=set_name or task.optimized_set,
+                   params_out=params_out or Path(out_dir) / "walk_params.yaml", **options)
+
     def __post_init__(self) -> None:
         self.task()                                                     # unknown task -> ValueError now
         if not isinstance(self.trials, int) or self.trials < 1:
