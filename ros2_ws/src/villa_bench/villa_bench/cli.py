@@ -27,7 +27,10 @@ def run(name: str, argv: list[str]) -> int:
     except KeyError as e:
         print(f"villa bench: {e.args[0]}", file=sys.stderr)
         return 2
-    args = parser_for(name, module).parse_args(argv)
+    parser = parser_for(name, module)
+    args = parser.parse_args(argv)
+    if getattr(args, "socket", False) and getattr(args, "world", None) == "simspark":
+        parser.error("--socket applies to villa sim (SimSpark always runs as its own process)")
     if needs_simspark(module, args) and (why := common.simspark_missing()) is not None:
         return common.fail(name, why, 1)
     return int(module.run(args) or 0)
