@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from villa_bench import load, names, summary
+from villa_bench import common, load, names, summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,8 +27,22 @@ def run(name: str, argv: list[str]) -> int:
     except KeyError as e:
         print(f"villa bench: {e.args[0]}", file=sys.stderr)
         return 2
-    args = parser_for(name, module).parse_args(argv)
+    parser = parser_for(name, module)
+    args = parser.parse_args(argv)
+    if getattr(args, "socket", False) and getattr(args, "world", None) == "simspark":
+        parser.error("--socket applies to villa sim (SimSpark always runs as its own process)")
+    if needs_simspark(module, args) and (why := common.simspark_missing()) is not None:
+        return common.fail(name, why, 1)
     return int(module.run(args) or 0)
+
+
+def needs_simspark(module, args: argparse.Namespace) -> bool:
+    """Whether the run asks for the real SimSpark: a benchmark that runs on it with --world simspark (one world or
+    a list of them), or one that runs only there."""
+    if "simspark" not in module.WORLDS:
+        return False
+    world = getattr(args, "world", None)
+    return "villa" not in module.WORLDS or world == "simspark" or (isinstance(world, list) and "simspark" in world)
 
 
 def list_benchmarks() -> None:

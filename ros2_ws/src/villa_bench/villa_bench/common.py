@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 ROBOT_TYPES = (0, 1, 2, 3, 4)
 WORLDS = ("villa", "simspark")                 # the simulators (villa_optimize.worlds.WORLDS)
@@ -33,6 +34,16 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}")
     return value
 
 
@@ -81,3 +92,17 @@ def world_label(args: argparse.Namespace) -> str:
     if args.world == "simspark":
         return "SimSpark (rcssserver3d)"
     return "villa sim" + (" (own process)" if getattr(args, "socket", False) else " (in process)")
+
+
+def fail(benchmark: str, message: str, code: int = 2) -> int:
+    """One line on stderr for an expected condition (bad input, a world not installed); the exit code to return."""
+    print(f"villa bench {benchmark}: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def simspark_missing() -> str | None:
+    """Why the real SimSpark cannot run here (not installed), or None."""
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    return None if ok else why

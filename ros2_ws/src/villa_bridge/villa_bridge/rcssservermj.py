@@ -2,7 +2,7 @@
 
 villa sim's Nao has SimSpark's velocity-controlled hinges (villa_sim.simulation: ``(<eff> v)``, rad/s), so the joint
 targets become velocities through the same controller as on SimSpark (villa_bridge.joint_control, UT Austin Villa 2011
-report §3): a joint target sequence moves the robot the same way on both servers (bench/calibrate.py). The server has
+report §3): a joint target sequence moves the robot the same way on both servers (villa bench calibrate). The server has
 no unum/side in GS: the player is confirmed by its first perception naming our team as ``tl`` (left) or ``tr``
 (right); a refused init closes the connection instead.
 """

@@ -333,7 +333,7 @@ def test_kicks_in_play_per_set_and_world(tmp_path):
 
 
 def test_shipped_kicks_in_play_leave_out_the_kicks_that_fall():
-    """villa sim keeps forward and in45 in play (the others fell or were refused in bench/kick_bench.py), SimSpark
+    """villa sim keeps forward and in45 in play (the others fell or were refused in villa bench kick_bench), SimSpark
     forward and in90; the kick-off's forward kick is in play everywhere."""
     assert KK.load_in_play("tuned") == {"forward", "in45"}
     assert KK.load_in_play("tuned", simulator="simspark") == {"forward", "in90"}

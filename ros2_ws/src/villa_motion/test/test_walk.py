@@ -236,7 +236,7 @@ def test_a_robot_types_entry_layers_over_the_common_sets(tmp_path):
 
 
 def test_shipped_sets_differ_per_robot_type_where_the_run_challenge_fell():
-    """Types 1 and 2 fell at goToTarget's full step (config/walk_params.yaml, bench/run_challenge.py)."""
+    """Types 1 and 2 fell at goToTarget's full step (config/walk_params.yaml, villa bench run_challenge)."""
     path = config_path("villa_motion", "walk_params.yaml")
     zero, two = load_parameter_sets(path), load_parameter_sets(path, robot_type=2)
     assert two["goToTarget"].max_step_x < zero["goToTarget"].max_step_x

@@ -41,7 +41,7 @@ def test_walks_2_m_forward_without_falling():
     assert abs(p[1] - start[1]) < 1.0
 
 
-# the end of bench/motion_course.py's goToTarget course: (seconds, normalized command(t) or None = stand)
+# the end of villa bench motion_course's goToTarget course: (seconds, normalized command(t) or None = stand)
 COURSE_END = [
     (4.0, lambda t: ((1, 0.5, 0), (-1, -0.5, 0), (0.3, 1, 0), (0.3, -1, 0))[int(t / 0.5) % 4]),   # quick changes
     (4.0, lambda t: (1, 0, 0) if int(t / 1.0) % 2 == 0 else None),                               # stop and go

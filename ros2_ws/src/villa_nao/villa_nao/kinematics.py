@@ -659,7 +659,7 @@ def leg_reaches(side: str, targets, robot_type: int = 0, pos_tol: float = REACH_
     torso frame, proper rotations), vectorised: the closed form for all at once, then one nearest-pose search for
     the poses it misses, from the same starts as ``leg_ik``'s. `quick`: the search starts from the clamped closed form
     only and stops after QUICK_ITERATIONS, about 3 times cheaper (the kick's reach check, where it answered as the
-    full search for every one of 19,200 poses of kick curves, bench/kick_reach.py's region and beyond)."""
+    full search for every one of 19,200 poses of kick curves, villa bench kick_reach's region and beyond)."""
     g = _leg(robot_type, _side(side))
     out, rt, pt, pt_true, q = _closed_form_pass(g, targets, pos_tol, rot_tol)
     miss = np.flatnonzero(~out)

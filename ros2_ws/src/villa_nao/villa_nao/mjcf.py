@@ -54,7 +54,7 @@ ARMATURE = 0.01        # kg m^2
 DAMPING = 0.1          # N m s/rad
 # SimSpark's contacts have unbounded Coulomb friction (mu = dInfinity) with force-dependent slip; with MuJoCo's
 # mu = 1 the walking Nao spun about its stance foot (yaw 130 deg in 4 s, where SimSpark's drifts 3 deg); 2 matches
-# SimSpark's walk, side steps and turns (bench/calibrate.py).
+# SimSpark's walk, side steps and turns (villa bench calibrate).
 FRICTION = (2.0, 0.005, 0.0001)
 # SimSpark's hinge stops are stiff (ODE StopERP 0.8, StopCFM 1e-8); MuJoCo's default limit (time constant 0.02 s) let a
 # hip yaw-pitch driven toward its 1 deg stop overshoot to 2 deg, where SimSpark's rule (villa sim keeps it) ignores

@@ -129,7 +129,7 @@ def test_simspark_world_tips_the_robot_over_and_the_shipped_get_ups_stand_it_up(
 
             ep.step = spy
             # §8 (and the motion arbiter): a failed get-up is repeated from where the robot lies. About 1 in 20
-            # first attempts fails (bench/motion_getup.py counts them); three failures in a row mean it does not work
+            # first attempts fails (villa bench motion_getup counts them); three failures in a row mean it does not work
             attempts.append((side, get_up(world, ep, skills, values)))
     finally:
         world.close()

@@ -168,9 +168,9 @@ def test_a_set_learned_for_a_robot_type_is_written_under_that_type(tmp_path, rob
 
 
 def test_a_learned_kick_file_loads_on_its_own(tmp_path):
-    """`villa optimize kick` writes a file that `--params FILE --set optimized` loads as it is (bench/kick_approach.py,
-    kick_bench.py): the sets the learned one inherits are copied in; the learned kick has the candidate's values and
-    the others the start set's."""
+    """`villa optimize kick` writes a file that `--params FILE --set optimized` loads as it is (`villa bench
+    kick_approach`, `kick_bench`): the sets the learned one inherits are copied in; the learned kick has the
+    candidate's values and the others the start set's."""
     from villa_motion import kick as KK
     from villa_optimize.kick_objective import KickObjective
 

@@ -2,7 +2,7 @@
 kick's own offset (its BALL line) plus a small random error, as after an imperfect approach, kicks with
 villa_motion's KickEngine, stands while the ball rolls, and the attempt is scored.
 
-Used by bench/kick_bench.py (kick figures on villa sim or the real SimSpark) and by `villa optimize kick --standing`
+Used by villa bench kick_bench (kick figures on villa sim or the real SimSpark) and by `villa optimize kick --standing`
 (§13.2's CMA-ES on the kick's parameters without the walked approach: a much cheaper evaluation than the approach
 task of villa_optimize.kick_objective, for tuning the swing itself on a server). Score of an attempt: the distance
 the ball travelled along the kick's direction; -3 when the robot fell, -1 when the kick refused its ball.

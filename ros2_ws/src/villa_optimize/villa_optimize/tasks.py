@@ -136,16 +136,16 @@ def _circle(centre: tuple[float, float], radius: float, start_deg: float, step_d
 def go_to_target_phases(long_walk: float = 6.0) -> list[OptPhase]:
     """§10.3.2 Figure 4 kinds in the course frame (start at the origin facing +x). The long forward walk is
     `long_walk` m (the rest of the course moves along with its end): 6 m for goToTarget (with 3 m CMA-ES found sets
-    that won the course and fell on bench/motion_course.py's 10 m walk), 10 m for sprint, which is the set that walks
+    that won the course and fell on villa bench motion_course's 10 m walk), 10 m for sprint, which is the set that walks
     it. The circles and the left-right alternation (Figure 4's spiral both ways and quick alternation) were added after
-    sets learned without them fell in bench/motion_course.py's spirals."""
+    sets learned without them fell in villa bench motion_course's spirals."""
     s = long_walk - 6.0
     return [WaypointOptPhase((long_walk, 0.0), 2.0 * long_walk)] + [  # long walk forward, then the course from its end
         _shifted(p, s) for p in _go_to_target_rest()]
 
 
 def sprint_phases() -> list[OptPhase]:
-    """sprint (§10.3.2): goToTarget's course with a 10 m long walk (the held-out walk of bench/walk_validate.py)."""
+    """sprint (§10.3.2): goToTarget's course with a 10 m long walk (the held-out walk of villa bench walk_validate)."""
     return go_to_target_phases(long_walk=10.0)
 
 

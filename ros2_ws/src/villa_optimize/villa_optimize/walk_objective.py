@@ -2,7 +2,7 @@
 §10.3 task, each with the robot placed within 5 cm and 5° of the task's start (its course stays put).
 
 Trials: the simulation is deterministic, so one episode from one start lets CMA-ES find sets on the edge of falling
-that win that one trajectory (docs/optimize.md: such sets fell on bench/motion_course.py). The report's simulator
+that win that one trajectory (docs/optimize.md: such sets fell on villa bench motion_course). The report's simulator
 was not repeatable run to run; several jittered starts per candidate stand in for that."""
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ def near_ball_turn(err: float, turn_range: float = TURN_RANGE) -> float:
     """Normalized turn for a heading error `err` (rad) near the ball: full speed from `turn_range` rad on, at least
     LEAST_TURN outside TURN_DEADBAND. The seed's degrees / 180 (§10.4.1) turns far too slowly there, and slower turns
     than 0.6 barely turn a Nao in place on villa sim (turn 0.3 for 5 s: 0-10 deg there, 61-125 deg on SimSpark; 0.6:
-    60-75 deg, 117-127 deg; `bench/walk_turn.py`): a player 60 deg off stood at the ball for 15 s."""
+    60-75 deg, 117-127 deg; `villa bench walk_turn`): a player 60 deg off stood at the ball for 15 s."""
     if abs(err) < TURN_DEADBAND:
         return err / turn_range
     return math.copysign(max(LEAST_TURN, min(1.0, abs(err) / turn_range)), err)

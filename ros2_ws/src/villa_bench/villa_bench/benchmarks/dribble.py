@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from villa_bench import common
+from villa_bench import common, courses
 
 WORLDS = ("villa", "simspark")
 RUN_TIME = "about 1 min per trial on villa sim, 30 s on SimSpark (driveBallToGoal)"
@@ -28,29 +28,6 @@ def add_arguments(ap) -> None:
     ap.add_argument("--params", default=None, help="walk parameter sets (default villa_motion's walk_params.yaml)")
 
 
-def measure(args, robot_type: int, params=None, verbose: bool = True) -> list[tuple[float, bool]]:
-    """(ball progress m, fell) per trial; `params`: a walk parameter file, or the sets themselves (None: shipped)."""
-    from villa_motion.params import load_parameter_sets, walk_sets_path
-    from villa_optimize import tasks as T
-
-    if params is None or not isinstance(params, dict):
-        params = load_parameter_sets(walk_sets_path(params or ""), args.world, robot_type=robot_type)
-    task = T.get_task(args.task)
-    w = common.make_world(args, robot_type)
-    out = []
-    try:
-        for run in range(args.runs):
-            t = task.trial(run, np.random.default_rng(args.seed + run))
-            r = w.run_episode(T.Episode(t, params, robot_type))
-            out.append((r.fitness, r.fell))
-            if verbose:
-                print(f"  trial {run}: ball {r.fitness:+.2f} m toward the goal" + (" (robot fell)" if r.fell else ""),
-                      flush=True)
-    finally:
-        w.close()
-    return out
-
-
 def run(args) -> int:
     from villa_optimize import tasks as T
 
@@ -58,7 +35,7 @@ def run(args) -> int:
     for rt in args.robot_types:
         print(f"{common.world_label(args)}: {args.task} ({task.duration() - task.settle:.0f} s), robot type {rt}, "
               f"{args.runs} trials, walk sets {args.params or 'shipped'}", flush=True)
-        res = measure(args, rt, args.params)
+        res = courses.dribble_trials(args, rt, args.task, args.params)
         prog = np.array([p for p, _ in res])
         print(f"  ball progress: mean {prog.mean():.2f} m (min {prog.min():.2f}, max {prog.max():.2f}), "
               f"{sum(f for _, f in res)} falls", flush=True)

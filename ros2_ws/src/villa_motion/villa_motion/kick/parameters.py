@@ -31,7 +31,7 @@ def load_kick_set(set_name: str = "tuned", kicks_dir: str | Path | None = None,
     ``params_path`` (default: ``config/kick_params.yaml``) applied; ``set_name`` "" = the files' own numbers. Where
     `simulator`'s overlay of the file (villa_nao.params.overlay_path) has the set, its kicks' values replace those.
     Last, `robot_type`'s values of the set (``robot_types: {set: {type: {kick: {parameter: value}}}}``, the ball
-    offsets where that type's leg IK reaches the curve: bench/kick_reach.py) from the overlay, or from the file for a
+    offsets where that type's leg IK reaches the curve: villa bench kick_reach) from the overlay, or from the file for a
     kick the overlay does not replace (they were found for the file's curve); None: no robot type's values."""
     kicks = load_kicks(kicks_dir or default_kicks_dir())
     if not set_name:
@@ -86,7 +86,7 @@ def load_in_play(set_name: str = "tuned", params_path: str | Path | None = None,
     ``in_play: {set: [kick, ...]}`` of `simulator`'s overlay of the kick parameter file where it names the set, else
     of the file itself (default ``config/kick_params.yaml``); a set without a list has its ``inherit`` set's. None:
     no list, every kick is in play. Where a kick falls or barely moves the ball from standing in a world
-    (bench/kick_bench.py), its set leaves it out there."""
+    (villa bench kick_bench), its set leaves it out there."""
     if params_path is None:
         params_path = config_path("villa_motion", "kick_params.yaml")
     base = read_yaml(params_path, "the kick parameter sets", KickError) or {}

@@ -1,37 +1,35 @@
-#!/usr/bin/env python3
-"""Benchmark: the motion arbiter's odometry against the ground truth, on a course of walks through the game's motion
-arbiter (issue 19: odometry from what the robot did). Each heading source of `odometry_heading` (motion.yaml: the
-gyro's yaw rate, or the walk's steps as told) walks the same course.
+"""The motion arbiter's odometry against the ground truth, on a course of walks through the game's motion arbiter.
 
-    source scripts/env.sh && python bench/odometry.py [--world inprocess|simspark] [--robot-type 0] [--runs 2]
+Each heading source of `odometry_heading` (motion.yaml: the gyro's yaw rate, or the walk's steps as told) walks the
+same course; a third estimate, "legs" (not used by the arbiter), integrates the torso's move over the stance sole
+(forward kinematics of the sensed leg joints) with the gyro's heading.
+
+    villa bench odometry [--world villa|simspark [--socket]] [--robot-types 0] [--runs 2] [--seed 0]
 
 The course: line-up steps (0.05-0.1 of full speed, as before a kick), full speed forward, sideways, turning in
 place, a curve, backward and a mixed command, each followed by a stop. The odometry is compared with the truth from
 the end of one stop to the end of the next (SimSpark's monitor sends the robot's pose only every few tenths of a
 second, and late, so only a standing robot's truth is current): per block the error of the odometry's x, y (robot
 frame at the block's start) and heading change. Prints per block and source the truth and the error, and per source
-the rms errors over every block and run. Run 0 starts at the nominal pose, the others within 5 cm and 5° of it.
+the rms errors over every block and run. Run i starts from seed S + i: seed 0 at the nominal pose, the others within
+5 cm and 5° of it.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from motion_course import Start, start_pose, walk_engine  # a bench script beside this one
-
-from villa_motion import arbiter as A
+from villa_bench import common, courses
 from villa_nao import field as F
-from villa_nao import kinematics as K
 from villa_nao.joints import LEFT_LEG, RIGHT_LEG
-from villa_optimize.tasks import motion_cycle
-from villa_optimize.worlds import make_world
+
+WORLDS = ("villa", "simspark")
+RUN_TIME = ("about 10 s on villa sim in process, about 25 s on SimSpark (2 runs of the 44 s course per "
+            "heading source; SimSpark measured at 1 run)")
+SMOKE = ["--runs", "1"]
 
 COURSE = [  # (name, seconds, normalized walk command or None = stand)
     ("stand", 1.0, None),
@@ -56,8 +54,8 @@ def relative(a, b) -> tuple[float, float, float]:
 class Course:
     """Walk COURSE with the arbiter; per cycle the truth pose and the arbiter's odometry pose, and the segment."""
 
-    def __init__(self, start, arbiter: A.MotionArbiter) -> None:
-        self.task = Start(start, sum(s for _, s, _ in COURSE) + 0.5)
+    def __init__(self, start, arbiter) -> None:
+        self.task = courses.Start(start, sum(s for _, s, _ in COURSE) + 0.5)
         self.w = arbiter
         self.t0: float | None = None
         self.done = False
@@ -66,6 +64,9 @@ class Course:
         self.sensed: list[tuple] = []         # (t, upright, left and right leg joints, feet in contact, gyro z)
 
     def step(self, o) -> dict[str, float]:
+        from villa_motion import arbiter as A
+        from villa_optimize.tasks import motion_cycle
+
         if self.t0 is None:
             self.t0 = o.t
         t, seg = o.t - self.t0, None
@@ -93,6 +94,8 @@ class Course:
 
     def legs(self, robot_type: int) -> np.ndarray:
         """The "legs" odometry pose per cycle (module docstring)."""
+        from villa_nao import kinematics as K
+
         s = np.array(self.sensed, dtype=float)
         soles = [np.linalg.inv(K.leg_fk(side, s[:, cols], robot_type)) for side, cols in
                  (("L", slice(2, 8)), ("R", slice(8, 14)))]          # the torso in each sole's frame
@@ -126,28 +129,38 @@ class Course:
         return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--world", default="inprocess", choices=("inprocess", "simspark"))
-    ap.add_argument("--robot-type", type=int, default=0)
-    ap.add_argument("--runs", type=int, default=2)
-    a = ap.parse_args()
-    if a.runs < 1:
-        ap.error("--runs must be at least 1")
+def add_arguments(ap) -> None:
+    common.add_world(ap)
+    common.add_robot_types(ap)
+    common.add_runs(ap, 2, "courses per robot type and heading source")
+    common.add_seed(ap, 0)
+
+
+def run(args) -> int:
+    for rt in args.robot_types:
+        print(f"{common.world_label(args)}: robot type {rt}, {args.runs} runs (seed {args.seed}), "
+              f"heading sources {', '.join(SOURCES)}", flush=True)
+        measure(args, rt)
+    return 0
+
+
+def measure(args, rt: int) -> None:
+    from villa_motion import arbiter as A
+
     errors: dict[str, list] = {s: [] for s in SHOWN}
-    w = make_world(a.world, a.robot_type)
+    w = common.make_world(args, rt)
     try:
-        for run in range(a.runs):
+        for run in range(args.runs):
             results = {}
             for source in SOURCES:
-                arbiter = walk_engine(a.robot_type, world=a.world)
+                arbiter = courses.walk_engine(rt, args.world)
                 arbiter = A.MotionArbiter(replace(arbiter.config, odometry_heading=source))
-                results[source] = w.run_episode(Course(start_pose(-5.0, run), arbiter))
-            print(f"run {run} ({a.world}, robot type {a.robot_type}): truth and odometry error per block "
+                results[source] = w.run_episode(Course(courses.start_pose(-5.0, args.seed + run), arbiter))
+            print(f"run {run} ({args.world}, robot type {rt}): truth and odometry error per block "
                   f"(x, y cm; heading deg)" + "".join(" fell" for r in results.values() if r.fell))
             print(f"  {'block':<26}{'truth':>22}" + "".join(f"{'error, ' + s:>24}" for s in SHOWN))
             blocks = {s: r.blocks() for s, r in results.items()}
-            blocks["legs"] = results["gyro"].blocks(results["gyro"].legs(a.robot_type))
+            blocks["legs"] = results["gyro"].blocks(results["gyro"].legs(rt))
             for k, (name, truth, _) in enumerate(blocks[SOURCES[0]]):
                 line = f"  {name:<26}{truth[0] * 100:8.1f}{truth[1] * 100:7.1f}{math.degrees(truth[2]):7.1f}"
                 for s in SHOWN:
@@ -157,17 +170,13 @@ def main() -> None:
                     e = (od[0] - tr[0], od[1] - tr[1], math.remainder(od[2] - tr[2], 2 * math.pi))
                     errors[s].append(e)
                     line += f"{e[0] * 100:9.1f}{e[1] * 100:7.1f}{math.degrees(e[2]):8.1f}"
-                print(line)
+                print(line, flush=True)
     finally:
         w.close()
-    print("rms error over every block and run:")
+    print(f"robot type {rt}: rms error over every block and run:")
     for s in SHOWN:
         e = np.array(errors[s])
         rms = np.sqrt(np.mean(e ** 2, axis=0))
         name = f"odometry_heading {s}" if s in SOURCES else f"{s} (not used)"
         print(f"  {name:<23}  x {rms[0] * 100:5.1f} cm  y {rms[1] * 100:5.1f} cm  "
-              f"heading {math.degrees(rms[2]):5.1f} deg  ({len(e)} blocks)")
-
-
-if __name__ == "__main__":
-    main()
+              f"heading {math.degrees(rms[2]):5.1f} deg  ({len(e)} blocks)", flush=True)

@@ -1,39 +1,16 @@
-#!/usr/bin/env python3
-"""Benchmark: the walk on 10 m forward and on a goToTarget course of the §10.3 trajectory kinds through the game's
-motion arbiter (the head scans as in a game), on villa sim (in process by default) or the real SimSpark (vision
-irrelevant here: the course is open loop, the ground truth scores).
-
-    source scripts/env.sh && python bench/motion_course.py [--world inprocess|sim|simspark] [--robot-type 0]
-                                                           [--runs 3] [--params FILE --set NAME | --game-sets]
-
---params/--set evaluate another walk parameter set (e.g. one written by `villa optimize walk`); default: villa_motion's
-config/walk_params.yaml, set goToTarget. --game-sets walks each command in the set the game's §10.3 rule would pick
-(sprint straight ahead, goToTarget otherwise): how a learned sprint set is checked.
-
-The 10 m walk also reports how often the leg pitch joints (hips, knees, ankles) run at their speed limit after its
-first 2 s (a joint's sensed speed within 5 % of the limit) and how far they lag the walk's targets: where the walk asks
-for more than the motors give, the feet do not go where the engine puts them.
-
-Course (Figure 4 kinds): long walks forward / backward / left / right, a curve, quick direction changes, stop-and-go,
-a spiral. Each segment is a command held for a time (MoveOptPhase / StopOptPhase of §10.4.2); the robot turns toward
-waypoints for the curve and spiral. Prints forward speed (m/s) and falls per course. The simulation is deterministic:
-run 0 starts at the nominal pose, every further run within 5 cm and 5° of it (its seed), so runs are distinct trials.
+"""Walks through the game's motion arbiter that several benchmarks measure (motion_course, odometry, walk_turn,
+run_challenge, walk_validate, dribble): the world task of a start pose, jittered starts, the arbiter with a walk
+parameter file, the 10 m forward walk and the goToTarget course of the §10.3 trajectory kinds, and the dribble trials.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from villa_motion import arbiter as A
-from villa_motion.params import load_parameter_sets, walk_sets_path
-from villa_nao.joints import joints_for_type
-from villa_optimize.tasks import motion_cycle, start_jitter
-from villa_optimize.worlds import make_world
-from villa_strategy import behaviours as B
+from villa_bench import common
 
 COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = stop)
     ("long forward", 6.0, lambda t: (1, 0, 0)),
@@ -52,22 +29,23 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
 ]
 
 
-PARAMS = {"file": None, "set": "goToTarget"}
+def walk_engine(rt: int, world: str = "villa", sets=None, name: str = "goToTarget", params: str | None = None):
+    """The game's motion arbiter with walk sets `sets` (default: the file `params`, or villa_motion's
+    walk_params.yaml, with `world`'s overlays, as a player there loads them) on set `name`, the head scanning as in a
+    game. ValueError for a parameter file that does not load."""
+    from villa_motion import arbiter as A
+    from villa_motion.params import load_parameter_sets, walk_sets_path
 
-
-def walk_engine(rt: int, sets=None, name: str | None = None, world: str = "inprocess") -> A.MotionArbiter:
-    """The game's motion arbiter with walk sets `sets` (default: PARAMS' file, villa_motion's walk_params.yaml, with
-    the overlays of `world`'s simulator, as a player there loads them) on set `name` (PARAMS'), the head scanning as
-    in a game."""
-    simulator = "simspark" if world == "simspark" else "rcssservermj"
     if sets is None:
-        sets = load_parameter_sets(walk_sets_path(PARAMS["file"] or ""), simulator, rt)
-    return A.MotionArbiter(replace(A.shipped_config(rt, simulator), walk_sets=sets, walk_set=name or PARAMS["set"]))
+        sets = load_parameter_sets(walk_sets_path(params or ""), world, rt)
+    return A.MotionArbiter(replace(A.shipped_config(rt, world), walk_sets=sets, walk_set=name))
 
 
 def start_pose(x: float, seed: int) -> tuple[float, float, float]:
-    """Run `seed`'s start pose: run 0 starts exactly at (x, 0, 0); the others within 5 cm and 5° of it, since the
+    """Run `seed`'s start pose: seed 0 starts exactly at (x, 0, 0); the others within 5 cm and 5° of it, since the
     simulation is deterministic and identical starts would repeat one trial."""
+    from villa_optimize.tasks import start_jitter
+
     if seed == 0:
         return x, 0.0, 0.0
     dx, dy, dth = start_jitter(np.random.default_rng(seed))
@@ -94,7 +72,7 @@ class Walk:
     """Stand 0.5 s, then follow `segments` [(name, seconds, command(t) or None)] with the walk engine (the course),
     or with `distance` walk (1, 0, 0) until the torso is that far from where it started. Ends at the first fall."""
 
-    def __init__(self, start, engine: A.MotionArbiter, segments=None, distance: float | None = None,
+    def __init__(self, start, engine, segments=None, distance: float | None = None,
                  game_sets: bool = False, max_speed: dict[str, float] | None = None) -> None:
         self.game_sets = game_sets
         self.max_speed = max_speed or {}      # leg pitch joints' speed limits (rad/s): the saturation figures
@@ -116,6 +94,9 @@ class Walk:
         self.to_half: float | None = None     # s from the first walk command to 0.5 m/s (over the last 0.4 s)
 
     def step(self, o) -> dict[str, float]:
+        from villa_motion import arbiter as A
+        from villa_optimize.tasks import motion_cycle
+
         if self.t0 is None:
             self.t0 = o.t
         self.t_last = o.t
@@ -156,6 +137,8 @@ class Walk:
         """With game_sets, the set the game's §10.3 rule walks command c with: sprint straight ahead (within 15°,
         hardly turning: a target within 15° turns the game's walk by at most 15/180), goToTarget otherwise; without,
         the engine's set ("")."""
+        from villa_strategy import behaviours as B
+
         if not self.game_sets:
             return ""
         if c[0] > 0 and abs(c[2]) <= 0.1:
@@ -184,20 +167,25 @@ class Walk:
         return self
 
 
-def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str = "inprocess",
-            game_sets: bool = False) -> dict:
-    """The 10 m forward walk and the course `runs` times each (run i from start_pose(.., i)) in `world`: mean 10 m
-    speed of the completed walks, their count, forward falls, falls per course and the segments fallen in; ok = every
-    run completed without a fall."""
+def measure_course(args, rt: int, sets=None, name: str = "goToTarget", game_sets: bool = False,
+                   course: bool = True) -> dict:
+    """The 10 m forward walk and (with `course`) the goToTarget course, args.runs times each (run i from
+    start_pose(.., args.seed + i)) in the world of `args` (--world, --socket; walk sets `sets`, else args.params' file
+    or the shipped one): mean 10 m speed of the completed walks, their count, forward falls, falls per course and the
+    segments fallen in; ok = every run completed without a fall."""
+    from villa_nao.joints import joints_for_type
+
     speeds, headings, to_half, fwd_falls, course_falls, where = [], [], [], 0, [], []
     at_limit, lag = [], []
     pitch = {j.name: j.max_speed for j in joints_for_type(rt)
              if j.name.endswith(("HipPitch", "KneePitch", "AnklePitch"))}
-    w = make_world(world, rt)
+    params = getattr(args, "params", None)
+    w = common.make_world(args, rt)
     try:
-        for seed in range(runs):
-            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, sets, name, world), distance=10.0,
-                                   game_sets=game_sets, max_speed=pitch))
+        for run in range(args.runs):
+            seed = args.seed + run
+            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, args.world, sets, name, params),
+                                   distance=10.0, game_sets=game_sets, max_speed=pitch))
             fwd_falls += r.fell_in is not None
             at_limit += r.at_limit
             lag += r.lag
@@ -205,11 +193,12 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
                 speeds.append(r.speed)
                 headings.append(math.degrees(r.heading))
             to_half.append(math.inf if r.to_half is None else r.to_half)
-            c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, sets, name, world), segments=COURSE,
-                                   game_sets=game_sets))
-            course_falls.append(int(c.fell_in is not None))
-            if c.fell_in:
-                where.append(c.fell_in)
+            if course:
+                c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, args.world, sets, name, params),
+                                       segments=COURSE, game_sets=game_sets))
+                course_falls.append(int(c.fell_in is not None))
+                if c.fell_in:
+                    where.append(c.fell_in)
     finally:
         w.close()
     return {"speed": float(np.mean(speeds)) if speeds else float("nan"), "completed": len(speeds),
@@ -217,40 +206,30 @@ def measure(rt: int, runs: int, sets=None, name: str | None = None, world: str =
             "at_limit": float(np.mean(at_limit)) if at_limit else float("nan"),
             "lag_deg": math.degrees(float(np.mean(lag))) if lag else float("nan"),
             "forward_falls": fwd_falls, "course_falls": course_falls, "where": where,
-            "ok": len(speeds) == runs and fwd_falls == 0 and not any(course_falls)}
+            "ok": len(speeds) == args.runs and fwd_falls == 0 and not any(course_falls)}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--world", choices=("inprocess", "sim", "simspark"), default="inprocess",
-                    help="villa sim in process (default), over its socket, or the real SimSpark")
-    ap.add_argument("--robot-type", type=int, default=0)
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
-    ap.add_argument("--set", default="goToTarget", help="parameter set to walk with (default goToTarget)")
-    ap.add_argument("--game-sets", action="store_true",
-                    help="each command in the set the game's §10.3 rule picks: sprint straight ahead (within 15°, "
-                         "hardly turning), goToTarget otherwise (instead of --set)")
-    args = ap.parse_args()
-    PARAMS.update(file=args.params, set="goToTarget" if args.game_sets else args.set)
+def dribble_trials(args, robot_type: int, task_name: str, params=None,
+                   verbose: bool = True) -> list[tuple[float, bool]]:
+    """(ball progress m, fell) per trial of the villa_optimize task `task_name` in the world of `args`, args.runs
+    trials: trial i at the task's i-th start within 5 cm and 5 deg of it, drawn from args.seed + i (trial 0 at the
+    task's pose). `params`: a walk parameter file, or the sets themselves (None: the shipped file)."""
+    from villa_motion.params import load_parameter_sets, walk_sets_path
+    from villa_optimize import tasks as T
+
+    if params is None or not isinstance(params, dict):
+        params = load_parameter_sets(walk_sets_path(params or ""), args.world, robot_type=robot_type)
+    task = T.get_task(task_name)
+    w = common.make_world(args, robot_type)
+    out = []
     try:
-        walk_engine(args.robot_type)
-    except ValueError as e:
-        ap.error(str(e))
-    m = measure(args.robot_type, args.runs, world=args.world, game_sets=args.game_sets)
-    print(f"{args.world}: robot type {args.robot_type}, {args.runs} runs, "
-          f"{'the game sets (sprint straight ahead)' if args.game_sets else 'set ' + args.set} of "
-          f"{args.params or 'walk_params.yaml'}")
-    print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
-          f"{m['forward_falls']} falls); heading change over it (deg): "
-          + (", ".join(f"{h:+.1f}" for h in m["heading_deg"]) or "-"))
-    print(f"  leg pitch joints at their speed limit (after its first 2 s): {100 * m['at_limit']:.0f} % of "
-          f"joint-cycles; behind the walk's targets by {m['lag_deg']:.1f} deg on average")
-    print("  standing to 0.5 m/s (s, over 0.4 s): " + ", ".join(f"{h:.2f}" for h in m["to_half"]))
-    print(f"  goToTarget course ({sum(s for _, s, _ in COURSE):.0f} s, {len(COURSE)} segments): "
-          f"falls per course {np.mean(m['course_falls']):.2f} ({m['course_falls']})"
-          + (f", in: {', '.join(m['where'])}" if m["where"] else ""))
-
-
-if __name__ == "__main__":
-    main()
+        for run in range(args.runs):
+            t = task.trial(run, np.random.default_rng(args.seed + run))
+            r = w.run_episode(T.Episode(t, params, robot_type))
+            out.append((r.fitness, r.fell))
+            if verbose:
+                print(f"  trial {run}: ball {r.fitness:+.2f} m toward the goal" + (" (robot fell)" if r.fell else ""),
+                      flush=True)
+    finally:
+        w.close()
+    return out

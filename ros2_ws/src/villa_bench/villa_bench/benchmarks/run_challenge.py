@@ -1,35 +1,36 @@
-#!/usr/bin/env python3
-"""Benchmark: the run challenge (magmaChallenge's run benchmark protocol) on villa sim or the real SimSpark, per
-robot type (issue 20; the report's §10.3 sprint is what it measures).
+"""The run challenge (magmaChallenge's run benchmark protocol) per robot type: the §10.3 sprint's speed.
 
-    source scripts/env.sh && python bench/run_challenge.py [--world inprocess|sim|simspark] [--robot-types 0,1,2,3,4]
-                                                           [--runs 3] [--time-limit 20] [--params FILE]
+On villa sim or the real SimSpark.
+
+    villa bench run_challenge [--world villa|simspark [--socket]] [--robot-types 0,1,2,3,4] [--runs 3] [--seed 0]
+        [--time-limit 20] [--params FILE]
 
 The protocol, as magmaChallenge's referee scores it: the robot starts at (-13.5, 0) facing the opponent goal; the clock
 starts when it crosses x = -13.0 or 4 s after the start, whichever is first; the run ends after --time-limit s, at
 x >= 14.5 or at a fall. Its speed is (end x - start line) / time, with 2 m taken off the end x after a fall (never
 below the start line); its off-ground share is the fraction of timed cycles with neither foot touching the ground.
-Score = speed + off-ground share.
+Score = speed + off-ground share. Prints per run the score, speed, off-ground share, end x and heading change, and per
+robot type the mean score and speed and the falls.
 
 The player runs with the game's walk: the motion arbiter on the §10.3 sets (`behaviours.go_to` toward (15, 0): sprint
 within 15° of the target, goToTarget otherwise), steered on the ground-truth pose (a player that knows where it is;
 the walk, not localization, is measured), with the walk sets of villa_motion's file (or --params) for each robot
-type. Run 0 starts at the nominal pose, run i > 0 within 5 cm and 5° of it.
+type. Run i starts from seed S + i: seed 0 at the nominal pose, the others within 5 cm and 5° of it.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 
-import motion_course as MC
 import numpy as np
 
-from villa_motion import arbiter as A
-from villa_optimize.tasks import motion_cycle
-from villa_optimize.worlds import make_world
-from villa_strategy import behaviours as B
+from villa_bench import common, courses
+
+WORLDS = ("villa", "simspark")
+RUN_TIME = ("about 6 s per robot type on villa sim in process, about 25 s on SimSpark (3 runs; SimSpark "
+            "estimated from a 3 s run)")
+SMOKE = ["--runs", "1", "--time-limit", "2"]
 
 START_X = -13.5            # m, the beam spot
 START_LINE = START_X + 0.5  # m: the clock starts when the torso crosses it ...
@@ -57,8 +58,8 @@ class RunResult:
 class Run:
     """One run-challenge episode for a villa_optimize world (see the module docstring)."""
 
-    def __init__(self, start, engine: A.MotionArbiter, body: B.Body, time_limit: float) -> None:
-        self.task = MC.Start(start, STAND + START_WAIT + time_limit + 1.0)
+    def __init__(self, start, engine, body, time_limit: float) -> None:
+        self.task = courses.Start(start, STAND + START_WAIT + time_limit + 1.0)
         self.w, self.body, self.time_limit = engine, body, time_limit
         self.t0: float | None = None
         self.t_last = 0.0
@@ -71,6 +72,10 @@ class Run:
         self.yaw_end = 0.0
 
     def step(self, o) -> dict[str, float]:
+        from villa_motion import arbiter as A
+        from villa_optimize.tasks import motion_cycle
+        from villa_strategy import behaviours as B
+
         if self.t0 is None:
             self.t0 = o.t
         self.t_last = o.t
@@ -107,57 +112,52 @@ class Run:
         return RunResult(speed, self.airborne / max(self.cycles, 1), timed, x, self.fell, heading)
 
 
-def measure(world: str, robot_type: int, runs: int, time_limit: float, sets=None) -> list[RunResult]:
-    """`runs` runs of robot type `robot_type` in `world` (the worlds return each episode's result()); `sets`: walk
-    parameter sets (default motion_course's: villa_motion's file, or --params, for this robot type)."""
-    w = make_world(world, robot_type)
+def measure(args, robot_type: int) -> list[RunResult]:
+    """args.runs runs of robot type `robot_type` in the world of `args` (the worlds return each episode's result())
+    with the walk sets of args.params (default villa_motion's file) for this robot type."""
+    from villa_strategy import behaviours as B
+
+    w = common.make_world(args, robot_type)
     out = []
     try:
-        for seed in range(runs):
-            engine = MC.walk_engine(robot_type, sets, world=world)
+        for run in range(args.runs):
+            engine = courses.walk_engine(robot_type, args.world, params=args.params)
             body = B.Body.from_walk_sets(engine.walk.sets, robot_type)
-            x, y, th = MC.start_pose(START_X, seed)
-            out.append(w.run_episode(Run((x, y, th), engine, body, time_limit)))
+            x, y, th = courses.start_pose(START_X, args.seed + run)
+            out.append(w.run_episode(Run((x, y, th), engine, body, args.time_limit)))
+            r = out[-1]
+            print(f"  type {robot_type} run {run}: score {r.score:.3f} = speed {r.speed:.3f} m/s + off-ground "
+                  f"{r.off_ground:.3f}; x {r.end_x:+.2f} after {r.time:.1f} s, heading {r.heading_change:+.0f} deg"
+                  + (" FELL" if r.fell else ""), flush=True)
     finally:
         w.close()
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--world", choices=("inprocess", "sim", "simspark"), default="inprocess")
-    ap.add_argument("--robot-types", default="0", help="comma-separated SimSpark robot types (default 0)")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--time-limit", type=float, default=20.0, help="s per run once timing started (default 20)")
+def add_arguments(ap) -> None:
+    common.add_world(ap)
+    common.add_robot_types(ap)
+    common.add_runs(ap, 3, "runs per robot type")
+    common.add_seed(ap, 0)
+    ap.add_argument("--time-limit", type=common.positive_float, default=20.0,
+                    help="s per run once timing started (default 20)")
     ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
-    args = ap.parse_args()
-    try:
-        types = [int(t) for t in args.robot_types.split(",")]
-    except ValueError:
-        ap.error(f"--robot-types must be comma-separated integers, got {args.robot_types!r}")
-    if any(t not in range(5) for t in types):
-        ap.error("robot types are 0..4")
-    if args.runs < 1 or args.time_limit <= 0:
-        ap.error("--runs must be >= 1 and --time-limit > 0")
+
+
+def run(args) -> int:
     if args.params:
         from villa_motion.params import load_parameter_sets
 
         try:
-            for rt in types:            # the file loads for every type asked (its robot_types layer included)
-                load_parameter_sets(args.params, robot_type=rt)
+            for rt in args.robot_types:      # the file loads for every type asked (its robot_types layer included)
+                load_parameter_sets(args.params, args.world, robot_type=rt)
         except (OSError, ValueError) as e:
-            ap.error(f"--params: {e}")
-        MC.PARAMS.update(file=args.params)
-    print(f"{args.world}: run challenge, {args.runs} runs per robot type, {args.time_limit:g} s limit", flush=True)
-    for rt in types:
-        res = measure(args.world, rt, args.runs, args.time_limit)
-        for i, r in enumerate(res):
-            print(f"  type {rt} run {i}: score {r.score:.3f} = speed {r.speed:.3f} m/s + off-ground "
-                  f"{r.off_ground:.3f}; x {r.end_x:+.2f} after {r.time:.1f} s, heading {r.heading_change:+.0f} deg"
-                  + (" FELL" if r.fell else ""), flush=True)
+            return common.fail("run_challenge", f"--params: {e}")
+    print(f"{common.world_label(args)}: run challenge, robot types {','.join(map(str, args.robot_types))}, "
+          f"{args.runs} runs per robot type (seed {args.seed}), {args.time_limit:g} s limit, walk sets "
+          f"{args.params or 'shipped'}", flush=True)
+    for rt in args.robot_types:
+        res = measure(args, rt)
         print(f"  type {rt}: mean score {np.mean([r.score for r in res]):.3f}, speed "
               f"{np.mean([r.speed for r in res]):.3f} m/s, falls {sum(r.fell for r in res)} of {len(res)}", flush=True)
-
-
-if __name__ == "__main__":
-    main()
+    return 0

@@ -1,18 +1,19 @@
-#!/usr/bin/env python3
-"""Benchmark: villa sim against the real SimSpark, the same joint-target sequences played in both (issue 16).
+"""villa sim against the real SimSpark: the same joint-target sequences played in both, the differences.
 
-    source scripts/env.sh && python bench/calibrate.py [--robot-type 0] [--worlds simspark,inprocess]
-                                                       [--sequences stand,walk,...] [--save traces.npz]
+    villa bench calibrate [--world villa [--socket] | --world simspark] [--robot-types 0] [--sequences stand,walk,...]
+        [--save traces.npz]
 
 Each sequence is a list of joint targets per 20 ms cycle (NAOqi names), made up front and played open-loop through
-each world's own joint actuation (villa_optimize.worlds): the real rcssserver3d (sync, no pacing), villa sim in
-process, or villa sim over its socket. Sequences: stand; walk (8 s forward at full speed), side (5 s left), turn
-(6 s in place), kick (the forward kick from standing), getup_back / getup_front (the get-up skills from lying, after
-the world tipped the robot over). The walk engine runs without sensing, so every world gets the same targets.
+each world's own joint actuation (villa_optimize.worlds): first on the real rcssserver3d (sync, no pacing), the
+reference, then on --world: villa sim in process (default), villa sim on its socket (--socket), or SimSpark again
+(its run-to-run spread). Sequences: stand; walk (8 s forward at full speed), side (5 s left), turn (6 s in place),
+kick (the forward kick from standing), getup_back / getup_front (the get-up skills from lying, after the world tipped
+the robot over). The walk engine runs without sensing, so every world gets the same targets.
 
-Printed per sequence and world against SimSpark: the torso's horizontal distance from SimSpark's (mean and at the
-end), its height and heading differences (mean), the joints' RMS difference (legs), and how often the feet's
-contacts agree. SimSpark's torso pose comes from its monitor at 25 Hz; both traces are compared at those times.
+Printed per robot type, sequence and world against SimSpark: the torso's horizontal distance from SimSpark's (mean and
+at the end), how far each moved, its height and heading differences (mean), the joints' RMS difference (legs), how
+often the feet's contacts agree and the uprightness at the end. SimSpark's torso pose comes from its monitor at
+25 Hz; both traces are compared at those times. --save writes every trace (keys robot type/world/sequence/field).
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from villa_motion import kick as KK
-from villa_motion.params import load_parameter_sets, load_skill_variables
-from villa_motion.skills import SkillPlayer, load_dir
-from villa_motion.walk import WalkEngine
-from villa_nao.joints import LEFT_LEG, RIGHT_LEG
-from villa_nao.params import config_path, share_path
-from villa_optimize.worlds import make_world
+from villa_bench import common
+
+WORLDS = ("simspark",)          # the reference; villa sim is compared with it
+RUN_TIME = "about 15 s per robot type (the seven sequences, 37 simulated s, on SimSpark and on villa sim)"
+SMOKE = ["--sequences", "stand"]
+REFERENCE = "simspark"
 
 CYCLE = 0.02
 START = (-3.0, 0.0, 0.0)
@@ -87,6 +87,9 @@ class Replay:
         self.player = None
 
     def step(self, o) -> dict[str, float]:
+        from villa_motion.skills import SkillPlayer
+        from villa_nao.joints import LEFT_LEG, RIGHT_LEG
+
         tr = self.trace
         tr.t.append(o.t)
         tr.pose.append((o.x, o.y, o.z, o.yaw, o.upright))
@@ -111,6 +114,11 @@ class Replay:
 
 def make_sequences(robot_type: int, names: list[str]) -> dict[str, Sequence]:
     """The sequences of `names` for `robot_type` (the kick from that type's own ball offset)."""
+    from villa_motion import kick as KK
+    from villa_motion.params import load_parameter_sets
+    from villa_motion.walk import WalkEngine
+    from villa_nao.params import config_path
+
     sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
 
     def walk(seconds: float, cmd: tuple[float, float, float] | None) -> list[dict[str, float]]:
@@ -167,45 +175,61 @@ def compare(ref: Trace, other: Trace) -> dict[str, float]:
             "moved": float(math.hypot(*(op[-1, :2] - op[0, :2])))}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--robot-type", type=int, choices=range(5), default=0)
-    ap.add_argument("--worlds", default="simspark,inprocess",
-                    help="comma-separated worlds, the first is the reference (default simspark,inprocess)")
-    ap.add_argument("--sequences", default=",".join(SEQUENCES), help=f"comma-separated, of {', '.join(SEQUENCES)}")
-    ap.add_argument("--save", default=None, help="write every trace to this .npz")
-    a = ap.parse_args()
-    worlds = [w.strip() for w in a.worlds.split(",") if w.strip()]
-    names = [s.strip() for s in a.sequences.split(",") if s.strip()]
+def sequences_arg(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
     unknown = sorted(set(names) - set(SEQUENCES))
-    if unknown or len(worlds) < 2:
-        ap.error(f"unknown sequences {unknown}" if unknown else "--worlds needs a reference and at least one other")
-    seqs = make_sequences(a.robot_type, names)
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"sequences are {', '.join(SEQUENCES)}, comma-separated, not {text!r}")
+    return names
+
+
+def add_arguments(ap) -> None:
+    common.add_world(ap)
+    common.add_robot_types(ap)
+    ap.add_argument("--sequences", type=sequences_arg, default=list(SEQUENCES),
+                    help=f"comma-separated, of {', '.join(SEQUENCES)} (default all)")
+    ap.add_argument("--save", default=None, help="write every trace to this .npz")
+
+
+def run(args) -> int:
+    from villa_motion.params import load_skill_variables
+    from villa_motion.skills import load_dir
+    from villa_nao.params import config_path, share_path
+    from villa_optimize.worlds import make_world
+
+    other = common.world_label(args) + (" again" if args.world == REFERENCE else "")
     skills = load_dir(share_path("villa_motion", "skills"))
     learned = load_skill_variables(config_path("villa_motion", "skill_params.yaml"))
-    traces: dict[str, dict[str, Trace]] = {w: {} for w in worlds}
-    for w in worlds:
-        world = make_world(w, a.robot_type)
-        try:
-            for name in names:
-                traces[w][name] = world.run_episode(Replay(seqs[name], skills, learned))
-                print(f"  {w}: {name} done", flush=True)
-        finally:
-            world.close()
-    ref = worlds[0]
-    print(f"\nrobot type {a.robot_type}; reference {ref}; distances in m, angles in degrees")
-    print(f"{'sequence':<12} {'world':<10} {'xy mean':>8} {'xy end':>7} {'moved':>11} {'z mean':>7} {'yaw':>6} "
-          f"{'joints':>7} {'feet':>5} {'upright at end':>15}")
-    for name in names:
-        for w in worlds[1:]:
-            c = compare(traces[ref][name], traces[w][name])
-            print(f"{name:<12} {w:<10} {c['xy_mean']:8.3f} {c['xy_end']:7.3f} {c['moved']:5.2f}/{c['moved_ref']:5.2f} "
-                  f"{c['z_mean']:7.3f} {c['yaw_mean']:6.1f} {c['joint_rms_deg']:7.2f} {100 * c['feet_agree']:4.0f}% "
-                  f"{c['up_end']:7.2f}/{c['up_end_ref']:.2f}")
-    if a.save:
-        np.savez_compressed(a.save, **{f"{w}/{n}/{k}": np.array(getattr(tr, k)) for w, d in traces.items()
-                                       for n, tr in d.items() for k in ("t", "pose", "joints", "feet")})
-
-
-if __name__ == "__main__":
-    main()
+    saved = {}
+    for rt in args.robot_types:
+        print(f"SimSpark (rcssserver3d) against {other}: robot type {rt}, sequences {', '.join(args.sequences)}",
+              flush=True)
+        seqs = make_sequences(rt, args.sequences)
+        traces: dict[str, dict[str, Trace]] = {}
+        for label, world_name, socket in (("simspark", REFERENCE, False),
+                                          (args.world + ("-socket" if args.socket else "") +
+                                           ("-2" if args.world == REFERENCE else ""), args.world, args.socket)):
+            world = make_world(world_name, rt, socket=socket)
+            traces[label] = {}
+            try:
+                for name in args.sequences:
+                    traces[label][name] = world.run_episode(Replay(seqs[name], skills, learned))
+                    print(f"  {label}: {name} done", flush=True)
+            finally:
+                world.close()
+        ref, worlds = "simspark", list(traces)
+        print(f"\nrobot type {rt}; reference {ref}; distances in m, angles in degrees")
+        print(f"{'sequence':<12} {'world':<12} {'xy mean':>8} {'xy end':>7} {'moved':>11} {'z mean':>7} {'yaw':>6} "
+              f"{'joints':>7} {'feet':>5} {'upright at end':>15}")
+        for name in args.sequences:
+            for w in worlds[1:]:
+                c = compare(traces[ref][name], traces[w][name])
+                print(f"{name:<12} {w:<12} {c['xy_mean']:8.3f} {c['xy_end']:7.3f} {c['moved']:5.2f}/"
+                      f"{c['moved_ref']:5.2f} {c['z_mean']:7.3f} {c['yaw_mean']:6.1f} {c['joint_rms_deg']:7.2f} "
+                      f"{100 * c['feet_agree']:4.0f}% {c['up_end']:7.2f}/{c['up_end_ref']:.2f}", flush=True)
+        saved.update({f"{rt}/{w}/{n}/{k}": np.array(getattr(tr, k)) for w, d in traces.items()
+                      for n, tr in d.items() for k in ("t", "pose", "joints", "feet")})
+    if args.save:
+        np.savez_compressed(args.save, **saved)
+        print(f"wrote {args.save}")
+    return 0

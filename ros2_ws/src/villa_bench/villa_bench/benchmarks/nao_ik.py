@@ -1,24 +1,25 @@
-#!/usr/bin/env python3
-"""Benchmark: villa_nao kinematics speed (microseconds per call) and IK round-trip accuracy.
+"""villa_nao kinematics speed (microseconds per call) and IK round-trip accuracy.
 
-    source scripts/env.sh && python bench/nao_ik.py [--samples 2000]
+    villa bench nao_ik [--runs 2000] [--robot-types 0,1,2,3,4] [--seed 0]
 
-Walk-like leg targets: left soles under a crouched torso, stepping +-6 cm, lifted up to 4 cm, turned
-outward up to 25 degrees (all reachable; the simulated hip yaw-pitch joint cannot turn a foot inward).
-Round trip: random joint vectors within the simulated Nao's limits, FK -> IK -> FK, worst position (m)
-and orientation (rad) error per robot type over both sides.
+Speed (robot type 0), on walk-like leg targets: left soles under a crouched torso, stepping +-6 cm, lifted up to
+4 cm, turned outward up to 25 degrees (all reachable; the simulated hip yaw-pitch joint cannot turn a foot inward),
+and --runs samples per function. Round trip: random joint vectors within the simulated Nao's limits, FK -> IK -> FK,
+worst position (m) and orientation (rad) error per robot type over both sides, and the targets IK did not reach.
+No simulator runs.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from transforms3d.euler import euler2mat
 
-from villa_nao import joints
-from villa_nao import kinematics as K
+from villa_bench import common
+
+WORLDS = ()
+RUN_TIME = "about 4 s (2000 samples, 5 robot types)"
+SMOKE = ["--runs", "40", "--robot-types", "0"]
 
 CROUCH = np.array([0.0, 0.0, -0.45, 0.9, -0.45, 0.0])
 
@@ -31,6 +32,10 @@ def per_call_us(fn, args_list) -> float:
 
 
 def walk_targets(n: int, rng) -> list:
+    from transforms3d.euler import euler2mat
+
+    from villa_nao import kinematics as K
+
     base = K.leg_fk("L", CROUCH)
     out = []
     for _ in range(n):
@@ -41,15 +46,25 @@ def walk_targets(n: int, rng) -> list:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=2000)
-    n = ap.parse_args().samples
-    rng = np.random.default_rng(0)
+def add_arguments(ap) -> None:
+    common.add_robot_types(ap, "0,1,2,3,4")
+    common.add_runs(ap, 2000, "samples: timed calls per function; the round trip takes a quarter per leg and an "
+                              "eighth per arm and side")
+    common.add_seed(ap, 0)
 
+
+def run(args) -> int:
+    from villa_nao import joints
+    from villa_nao import kinematics as K
+
+    n = args.runs
+    rng = np.random.default_rng(args.seed)
+    print(f"villa_nao kinematics: {n} samples (seed {args.seed}), round trip for robot types "
+          f"{','.join(map(str, args.robot_types))}", flush=True)
     targets = walk_targets(n, rng)
     if not all(K.leg_ik("L", t).reachable for t in targets):
-        raise SystemExit("a walk-like target was not reachable: the benchmark's target set is wrong")
+        print("a walk-like target was not reachable: the benchmark's target set is wrong", flush=True)
+        return 1
     far = []
     for t in targets[: max(n // 20, 20)]:
         f = t.copy()
@@ -70,7 +85,7 @@ def main() -> None:
     def arm_ik(p):
         return K.arm_ik("L", p)
 
-    print("villa_nao kinematics, microseconds per call (single thread, this machine):")
+    print("villa_nao kinematics, microseconds per call (robot type 0, single thread, this machine):")
     print(f"  leg_ik, walk-like reachable target   {per_call_us(leg_ik, [(t,) for t in targets]):9.1f}")
     print(f"  leg_ik, unreachable (15 cm too low)  {per_call_us(leg_ik, [(t,) for t in far]):9.1f}")
     print(f"  leg_fk, one pose                     {per_call_us(leg_fk, [(q,) for q in leg_q]):9.1f}")
@@ -83,7 +98,7 @@ def main() -> None:
     print(f"  camera_pose                          {per_call_us(K.camera_pose, [(q[0], q[1]) for q in full_q]):9.1f}")
 
     print("IK round trip (FK -> IK -> FK) over random joint vectors within the limits:")
-    for robot_type in (0, 1, 2, 3, 4):
+    for robot_type in args.robot_types:
         wp = wr = wa = 0.0
         bad = 0
         for side, names, arm in (("L", joints.LEFT_LEG, joints.LEFT_ARM), ("R", joints.RIGHT_LEG, joints.RIGHT_ARM)):
@@ -102,8 +117,6 @@ def main() -> None:
                 wa = max(wa, float(np.linalg.norm(K.arm_fk(side, r.angles, robot_type)[:3, 3] - p)))
                 bad += not r.reachable
         print(f"  type {robot_type}: legs worst position {wp:.1e} m, orientation {wr:.1e} rad; "
-              f"arms worst position {wa:.1e} m; not reached: {bad}")
+              f"arms worst position {wa:.1e} m; not reached: {bad}", flush=True)
+    return 0
 
-
-if __name__ == "__main__":
-    main()
