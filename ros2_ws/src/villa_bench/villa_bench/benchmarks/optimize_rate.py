@@ -31,7 +31,7 @@ def add_arguments(ap) -> None:
     common.add_common(ap, runs=40, what="evaluations per robot type")
     ap.add_argument("--workers", type=common.positive_int, default=2, help="worker processes (default 2)")
     ap.add_argument("--task", default="sprint10", help="the optimizer's walk task (default sprint10)")
-    ap.add_argument("--time-limit", type=float, default=10.0,
+    ap.add_argument("--time-limit", type=common.positive_float, default=10.0,
                     help="simulated seconds of the task per evaluation (default 10: the 10-s walk)")
     ap.add_argument("--sigma", type=float, default=0.0,
                     help="spread of the candidates around the start set, as a fraction of each parameter's range "
@@ -65,16 +65,8 @@ def measure(args, robot_type: int) -> dict:
 
 
 def run(args) -> int:
-    if args.time_limit <= 0:
-        print("villa bench optimize_rate: --time-limit must be positive")
-        return 2
-    if args.world == "simspark":
-        from villa_sim.simspark import available
-
-        ok, why = available()
-        if not ok:
-            print(f"villa bench optimize_rate: {why}")
-            return 1
+    if args.sigma < 0:
+        return common.fail("optimize_rate", "--sigma must be >= 0")
     for rt in args.robot_types:
         print(f"{common.world_label(args)}: {args.task} for {args.time_limit:g} simulated s, robot type {rt}, "
               f"{args.runs} evaluations on {args.workers} workers, sigma {args.sigma:g}", flush=True)
