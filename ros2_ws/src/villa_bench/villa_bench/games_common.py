@@ -1,5 +1,5 @@
-"""What the game benchmarks share: `villa games`' options in the benchmarks' vocabulary (--world for --server,
---runs for --games), the games they name, the robot types the teams field, and a traced sample of a game under way
+"""What the game benchmarks share: `villa games`' options in the benchmarks' vocabulary (--world picks the server,
+--runs counts the games), the games they name, the robot types the teams field, and a traced sample of a game under way
 (trace_row: game_trace writes them for a game, attack for its trials)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from villa_bench import common
 
 def add_game_options(ap: argparse.ArgumentParser, runs: int | None = None, what: str = "games",
                      jobs: bool = False, penalty: bool = True, socket: bool = True) -> None:
-    """`villa games`' options for a benchmark: --world villa|simspark [--socket] (`villa games --server`), --runs
-    (`--games`, when `runs` is given), --seed (game i uses seed + i), the teams and the game's size; --jobs with
+    """`villa games`' options for a benchmark: --world villa|simspark [--socket] (the server), --runs (the number of
+    games, when `runs` is given), --seed (game i uses seed + i), the teams and the game's size; --jobs with
     `jobs`."""
     from villa_bringup.games import PENALTY_TIME, VARIANTS
 

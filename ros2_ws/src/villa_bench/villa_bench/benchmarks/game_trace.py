@@ -1,6 +1,6 @@
 """One game of `villa games` traced every 0.2 simulated s, to see why a game ends as it does.
 
-Takes `villa games`' options (--world for its --server) and plays the game `villa games` plays first with them, or
+Takes `villa games`' options (--world picks its server) and plays the game `villa games` plays first with them, or
 its game number --game (villa sim stepped in process: the same game). With --world simspark (or --socket) the game
 runs on a server process, as `villa games` plays it there; such a game is not repeatable, so the trace shows one like
 it. Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether

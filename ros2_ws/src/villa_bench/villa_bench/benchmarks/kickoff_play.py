@@ -1,7 +1,7 @@
 """The play that follows a kick-off: the ball's mean x in the kicking team's frame over short `villa games` games.
 
 The kick-off kick's taker may not touch the ball again until another robot has, so a teammate must take it on.
-Plays `villa games`' games (--world for its --server, --runs for its --games), short (--duration, default 25
+Plays `villa games`' games (--world picks the server, --runs the number of games), short (--duration, default 25
 simulated s, so the first kick-off's play is most of each game), and prints per game the kicking team (the left one:
 A in even games, B in odd ones), the ball's mean x in that team's frame over the game, and the goals; then the
 kicking team's mean ± its standard error. Both teams run villa's code, so a change to the kick-off plays for both: the

@@ -1,7 +1,7 @@
 """Chosen games of a `villa games` row played again: score, kick-off times and falls of each.
 
 villa sim in process repeats a game exactly, so a change that acts only after some event, such as a goal, is measured
-on the games where that event happens. Takes `villa games`' options (--world for its --server; the row's --seed
+on the games where that event happens. Takes `villa games`' options (--world picks the server; the row's --seed
 fixes each game's seed, seed + index, and its sides, team A on the left in even games) and plays the games
 --indices one after the other. Prints per game its index, seed, score A:B, each team's kick-off times (s until the
 ball moved 0.3 m) and falls; --jsonl appends each game's `villa games` result line.
