@@ -7,8 +7,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from villa_bench import common
+
+# what stops a game: villa_bringup.games.GameError, a server that did not start or answer (villa_sim's SimSparkError,
+# TrainerError, HostError, villa sim's process), a socket that failed
+GAME_ERRORS = (RuntimeError, OSError)
 
 
 def add_game_options(ap: argparse.ArgumentParser, runs: int | None = None, what: str = "games",
@@ -54,6 +59,8 @@ def games_args(args: argparse.Namespace, games: int) -> tuple[argparse.Namespace
     a.games = games
     a.jobs = getattr(args, "jobs", 1)
     a.penalty = bool(getattr(args, "penalty", False))
+    if getattr(a, "out", None):
+        a.out = str(Path(a.out).resolve())          # the servers' logs go below it; SimSpark runs in its own directory
     if a.server == "simspark":
         from villa_sim.simspark import available
 

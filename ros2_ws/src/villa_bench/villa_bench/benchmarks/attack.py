@@ -269,7 +269,7 @@ def run(args) -> int:
         game = AttackGame(spec, spec.server)
         game.trace = [] if args.trace else None
         rows = game.trials(args.runs, args.time, args.seed, threading.Event(), echo, first=args.first)
-    except G.GameError as e:
+    except games_common.GAME_ERRORS as e:
         print(f"attack: the trials could not be played: {e}", file=sys.stderr)
         return 1
     finally:

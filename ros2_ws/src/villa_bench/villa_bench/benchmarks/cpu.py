@@ -208,7 +208,7 @@ def run(a) -> int:
             for phase in a.phase:
                 try:
                     row = run_phase(server, comp, phase, a.players, a.duration, a.profile, Path(tmp), a.seed)
-                except (M.MatchError, M.ConfigError) as e:
+                except (RuntimeError, OSError, M.ConfigError) as e:     # MatchError, a server that did not start
                     print(f"{server:<8} {comp:<6} {phase:<8} FAILED: {e}", flush=True)
                     continue
                 rows.append(row)

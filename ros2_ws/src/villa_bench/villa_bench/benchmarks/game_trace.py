@@ -132,7 +132,7 @@ def run(a) -> int:
     game = traced_game(spec)
     try:
         result = game.play(threading.Event(), lambda played: None)
-    except G.GameError as e:
+    except games_common.GAME_ERRORS as e:
         print(f"game_trace: the game could not be played: {e}", file=sys.stderr)
         return 1
     with open(out / "trace.jsonl", "w") as f:

@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from villa_bench import common
+from villa_bench import common, games_common
 from villa_bringup import games as G
 
 WORLDS = ("villa",)
@@ -78,8 +78,12 @@ def run(a) -> int:
     rows = []
     load0 = os.getloadavg()[0]
     for n in a.players:
-        g = games_rate(n, a.duration, False, str(tmp))
-        s = games_rate(n, a.duration, True, str(tmp)) if a.socket else None
+        try:
+            g = games_rate(n, a.duration, False, str(tmp))
+            s = games_rate(n, a.duration, True, str(tmp)) if a.socket else None
+        except games_common.GAME_ERRORS as e:
+            print(f"games_speed: villa games {n} v {n} could not be played: {e}", file=sys.stderr)
+            return 1
         try:
             m = match_rate(n, a.duration, tmp / f"match{n}")
         except MatchFailed as e:

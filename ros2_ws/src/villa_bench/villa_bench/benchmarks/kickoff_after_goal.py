@@ -70,7 +70,7 @@ def play(specs, backend: str, times: list, distances: list, falls: list, play_be
             game = AfterGoalGame(spec, backend)
             game.play_before = play_before
             r = game.play(threading.Event(), lambda played: None)
-        except G.GameError as e:                        # reported, not counted; the others go on
+        except games_common.GAME_ERRORS as e:          # reported, not counted; the others go on
             print(f"seed {spec.seed}: the game could not be played: {e}", flush=True)
             continue
         left = next(label for label in ("A", "B") if r[label]["side"] == "left")

@@ -75,7 +75,7 @@ def run(a) -> int:
         for n in a.players:
             try:
                 row = measure(a.world, n, a.duration, a.composition, Path(tmp))
-            except (M.MatchError, M.ConfigError) as e:
+            except (RuntimeError, OSError, M.ConfigError) as e:     # MatchError, a server that did not start
                 print(f"{n:>7} FAILED: {e}", flush=True)
                 continue
             played += 1

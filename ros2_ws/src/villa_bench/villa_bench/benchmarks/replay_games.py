@@ -51,7 +51,7 @@ def run(a) -> int:
         w0 = time.monotonic()
         try:
             r = G.play_game(specs[i], threading.Event(), lambda played: None)
-        except G.GameError as e:
+        except games_common.GAME_ERRORS as e:
             print(f"game {i} seed {specs[i].seed}: could not be played: {e}", flush=True)
             continue
         r["game"] = i

@@ -208,6 +208,7 @@ def run(args) -> int:
     unum = 1
     runner = trainer = lis = bump = None
     results: dict = {}
+    failed = None
     try:
         with SimSparkServer(directory=log_dir / "simspark") as server:
             cfg = load(team_file(default_path(), TEAM, "villa", server.agent_port, 1,
@@ -274,6 +275,8 @@ def run(args) -> int:
             results["relocation_lying"] = {"to": [x, y, th], "was_lying": lying, "rows": rows}
             print(f"\n4. relocation of the {'lying' if lying else 'standing (it got up)'} robot to ({x:.1f}, {y:.1f}, "
                   f"{math.degrees(th):.0f} deg):\n" + table(rows))
+    except (RuntimeError, OSError) as e:          # the server or the player did not start, or stopped answering
+        failed = str(e)
     finally:
         if runner is not None:
             runner.stop()
@@ -286,4 +289,7 @@ def run(args) -> int:
         lease.release()
     (log_dir / "bench_lost.json").write_text(json.dumps(results, indent=1))
     print(f"\nsamples in {log_dir / 'bench_lost.json'}")
+    if failed is not None:
+        print(f"simspark_lost: the run stopped: {failed}", file=sys.stderr)
+        return 1
     return 0
