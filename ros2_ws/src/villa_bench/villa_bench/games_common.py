@@ -17,18 +17,21 @@ GAME_ERRORS = (RuntimeError, OSError)
 
 
 def add_game_options(ap: argparse.ArgumentParser, runs: int | None = None, what: str = "games",
-                     jobs: bool = False, penalty: bool = True, socket: bool = True) -> None:
+                     jobs: bool = False, penalty: bool = True, socket: bool = True, duration: float | None = None,
+                     out: str = "output directory") -> None:
     """`villa games`' options for a benchmark: --world villa|simspark [--socket] (the server), --runs (the number of
     games, when `runs` is given), --seed (game i uses seed + i), the teams and the game's size; --jobs with
-    `jobs`."""
+    `jobs`; `duration`: the benchmark's default game length (None: `villa games`' own); `out`: --out's help."""
     from villa_bringup.games import PENALTY_TIME, VARIANTS
 
     common.add_world(ap, socket=socket)
     if runs is not None:
         common.add_runs(ap, runs, what)
-    ap.add_argument("--duration", type=float, default=None,
-                    help=f"simulated s per game from the kick-off (default 120; --penalty {PENALTY_TIME:.0f})")
-    ap.add_argument("--players", type=int, default=None, help="players per team (default 2; --penalty 1)")
+    ap.add_argument("--duration", type=float, default=duration,
+                    help=f"simulated s per game from the kick-off (default {duration:g})" if duration is not None else
+                    f"simulated s per game from the kick-off (default 120; --penalty {PENALTY_TIME:.0f})")
+    ap.add_argument("--players", type=int, default=None,
+                    help="players per team (default 2; --penalty 1)" if penalty else "players per team (default 2)")
     ap.add_argument("--config", default=None, help="team A's configuration (default villa_bringup's config/team.yaml)")
     ap.add_argument("--variant", choices=VARIANTS, default=None,
                     help="team A's strategy variant (§11.5; default: its configuration's)")
@@ -39,7 +42,7 @@ def add_game_options(ap: argparse.ArgumentParser, runs: int | None = None, what:
     if jobs:
         ap.add_argument("--jobs", type=common.positive_int, default=os.cpu_count() or 1,
                         help="games at once (default: the cores)")
-    ap.add_argument("--out", default=None, help="output directory")
+    ap.add_argument("--out", default=None, help=out)
     ap.add_argument("--connect-timeout", type=float, default=60.0, help="s for the players to join (default 60)")
     ap.add_argument("--stall-timeout", type=float, default=60.0,
                     help="socket games: wall s without simulated time advancing before a game is abandoned")

@@ -109,7 +109,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def add_arguments(ap) -> None:
-    games_common.add_game_options(ap)
+    games_common.add_game_options(ap, out="where trace.jsonl and trace.png go (default runs/trace)")
     ap.add_argument("--game", type=int, default=0,
                     help="which game of `villa games` with these options to trace (its seed is --seed + game; team A "
                          "plays the right half in odd games)")

@@ -49,13 +49,12 @@ def mean_se(values: list[float]) -> str:
 
 def add_arguments(ap) -> None:
     games_common.add_game_options(ap, runs=24, what="games (game i: seed + i; team A on the left in even games)",
-                                  jobs=True, penalty=False)
+                                  jobs=True, penalty=False, duration=25.0,
+                                  out="output directory (default .villa-logs/kickoff-play-SEED)")
     ap.add_argument("--against", help="an earlier run's output directory (or games.jsonl): paired differences")
 
 
 def run(a) -> int:
-    if a.duration is None:
-        a.duration = 25.0
     before = {}
     if a.against:
         try:

@@ -26,7 +26,7 @@ SMOKE = ["--indices", "0", "--players", "1", "--duration", "5"]
 
 
 def add_arguments(ap) -> None:
-    games_common.add_game_options(ap)
+    games_common.add_game_options(ap, out="the socket games' server logs (default .villa-logs/replay-games)")
     ap.add_argument("--indices", required=True, help="comma-separated game numbers of the row (0-based)")
     ap.add_argument("--jsonl", help="append each game's result line to this file")
 
