@@ -1,5 +1,5 @@
 """Test doubles of the NAOqi services the bridge uses (ALMotion, ALMemory, ALRobotPosture, DCM), served on a
-standalone `qi.Session` through the real libqi protocol: for the tests, `bench/naoqi_rate.py`, and for trying the
+standalone `qi.Session` through the real libqi protocol: for the tests, `villa bench naoqi_rate`, and for trying the
 NAOqi bridge without a robot. They record the calls they get and serve settable sensor values; nothing moves."""
 
 from __future__ import annotations

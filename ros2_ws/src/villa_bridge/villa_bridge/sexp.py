@@ -31,7 +31,7 @@ def parse(data: bytes | bytearray | str) -> list:
     stack: list[list] = []
     cur = top
     push, pop = stack.append, stack.pop
-    # str.replace + split is about twice as fast as a tokenizing regex (bench/bridge_parser.py)
+    # str.replace + split is about twice as fast as a tokenizing regex (villa bench bridge_parser)
     for tok in text.replace("(", " ( ").replace(")", " ) ").split():
         if tok == "(":
             if len(stack) >= MAX_DEPTH:

@@ -320,7 +320,7 @@ def play(args: argparse.Namespace) -> dict:
         else:
             trainer.kick_off("Left")
             _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
-        if getattr(args, "on_start", None) is not None:      # bench/cpu.py: a profiler on the players' processes
+        if getattr(args, "on_start", None) is not None:      # villa bench cpu: a profiler on the players' processes
             args.on_start(runners)
         # the bridges' counts so far (their last stats line, at most stats_period old: the players stood since
         # they joined): late answers are counted from the kick-off on (joining stalls the server for each robot)

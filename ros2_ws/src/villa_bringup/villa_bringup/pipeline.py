@@ -107,7 +107,7 @@ class PlayerPipeline:
         self.sim_time = 0.0                           # the server time of the last perception (s)
         self.rejected = 0                             # joint commands, says or beams the bridge would reject
         self.decision_errors = 0                      # decisions that raised (logged; the player keeps playing)
-        self.held = False                             # held by a trainer: stands, no decisions (bench/attack.py)
+        self.held = False                             # held by a trainer: stands, no decisions (villa bench attack)
         self._upright: tuple | None = None            # the motion in the last cycle we were upright (fall logs)
         self._getup_ended: float | None = None
 

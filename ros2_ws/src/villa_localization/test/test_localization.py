@@ -347,16 +347,13 @@ def test_the_line_distance_grid_agrees_with_the_exact_distance():
 
 
 def test_the_simulated_vision_benchmark_runs_and_reports(tmp_path):
-    """bench/localization_sim.py (the filters on villa sim's own vision) kept running: it had broken when the ball
-    filter moved to the robot frame, and nothing ran it."""
+    """`villa bench localization_sim` (the filters on villa sim's own vision) keeps running: it had broken when the
+    ball filter moved to the robot frame, and nothing ran it."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    bench = Path(__file__).resolve().parents[4] / "bench" / "localization_sim.py"
-    if not bench.exists():
-        pytest.skip("not a source checkout")
-    r = subprocess.run([sys.executable, str(bench), "--frames", "120"], capture_output=True, text=True, timeout=300,
-                       cwd=tmp_path)
+    pytest.importorskip("villa_bench")
+    r = subprocess.run([sys.executable, "-m", "villa_bench", "localization_sim", "--frames", "120"],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "position error: mean" in r.stdout and "ball error" in r.stdout

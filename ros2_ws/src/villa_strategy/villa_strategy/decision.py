@@ -296,7 +296,7 @@ class TeamPlayer:
             Decision(role, beam[:2], beam=beam, method="kickoff")
         # after a goal, where the taker stands as at the first kick-off (KICKOFF_STANDS), it needs the whole pause to
         # settle (on SimSpark, beamed 5 cm behind its point, waiting for its walk to stop left no time: 11 of 20
-        # kick-offs within 3 s, against 17 of 20 beamed at once; bench/kickoff_after_goal.py)
+        # kick-offs within 3 s, against 17 of 20 beamed at once; villa bench kickoff_after_goal)
         d.beam_now = play_mode == GOAL_OPP and self._kickoff_stands
         return d
 
@@ -304,7 +304,7 @@ class TeamPlayer:
         """The first cycle out of a beam phase. After a goal, a taker that did not line up during the pause (its beam
         waits for the walk to stop, then it settles 1.5 s) lines up at the whistle to KICKOFF_LINEUP_NEAR: on
         SimSpark, beamed 5 cm behind its point, it kicks from there within the kick's 8 cm, and the ball moved
-        0.05-0.6 m (bench/kickoff_after_goal.py). The next kick-off's taker starts afresh."""
+        0.05-0.6 m (villa bench kickoff_after_goal). The next kick-off's taker starts afresh."""
         if self._beam_mode in BEAM_MODES:
             self._kickoff_near = KICKOFF_LINEUP_NEAR if self._beam_mode == GOAL_OPP and not self._lined_up else None
             self._beam_mode = -1
@@ -491,7 +491,7 @@ class TeamPlayer:
         if self._lined_up is None:
             # before the first kick-off the taker stands on its beam spot unless it is HOLD m off; after a goal too
             # where KICKOFF_STANDS, otherwise it lines up once to NEAR: beamed from play 5 cm behind its point on
-            # SimSpark, it steps at the whistle, and the kick after the stop misses (bench/kickoff_after_goal.py
+            # SimSpark, it steps at the whistle, and the kick after the stop misses (villa bench kickoff_after_goal
             # --play-before)
             self._lined_up = play_mode == BEFORE_KICK_OFF or self._kickoff_stands
         near = KICKOFF_LINEUP_HOLD if self._lined_up else KICKOFF_LINEUP_NEAR
@@ -546,7 +546,7 @@ class TeamPlayer:
                 return None
             if B.ball_contested(ball, w.opponents):
                 # §12.7's abort holds for a shot too: lining up beside a defender at the ball took 7 s and the kick
-                # fell (bench/game_trace.py); dribble and shoot once it is clear
+                # fell (villa bench game_trace); dribble and shoot once it is clear
                 self._kick_since = None
                 self.kicker.reset()
                 return None

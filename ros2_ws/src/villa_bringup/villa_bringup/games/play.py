@@ -188,7 +188,7 @@ class SocketGame(Game):
 
     def start(self, trainer) -> None:
         """Play starts through the trainer once every player stands on its beam spot: the left team's kick-off (a
-        penalty kick with --penalty). A benchmark may start it otherwise (bench/kickoff_after_goal.py)."""
+        penalty kick with --penalty). A benchmark may start it otherwise (villa bench kickoff_after_goal)."""
         if self.spec.penalty:
             start_penalty(trainer, self.spec.server)
         else:

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
-"""Benchmark: what a villa player costs in CPU through the ROS path (issue 21), per simulated second.
+"""What a villa player costs in CPU through the ROS path: CPU s per simulated s per player, per node, per phase.
 
-Plays `villa match` (villa v AllBall, N v N, the simulator in sync mode) once per server, composition and phase:
+Plays `villa match` (villa v AllBall, N v N, the simulator in sync mode) on --world once per composition and phase:
     composition player: one process per player (the nodes composed, EventsExecutor); node: one process per node
     phase standing: no kick-off, every robot stands on its beam spot; play: a game from the kick-off
 and prints CPU s (user + system, every process of the player) per simulated s per villa player, per node where the
@@ -9,16 +8,15 @@ nodes are processes of their own, and the simulator's share. With --profile, py-
 processes for the whole phase and the table gets a per-callback breakdown (the node callback each sample was in)
 and the hottest functions.
 
-    source scripts/env.sh && python bench/cpu.py [--server villa simspark] [--composition player node]
-        [--phase standing play] [--players 2] [--duration 20] [--profile] [--json OUT]
+    villa bench cpu [--world villa|simspark] [--composition player node] [--phase standing play] [--players 2]
+        [--duration 20] [--seed 1] [--profile] [--json OUT]
 
 Figures are CPU time, which other load on the machine moves less than wall-clock rates; still run it on an idle
-machine. The real SimSpark is used when installed (`--server simspark`).
+machine. --world simspark plays on the real SimSpark (rcssserver3d, installed); --seed seeds villa sim's games.
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import re
@@ -29,7 +27,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from villa_bench import common
 from villa_bringup import match as M
+
+WORLDS = ("villa", "simspark")
+RUN_TIME = "about 5 min on villa sim (2 compositions x 2 phases of 20 s, 2 v 2, plus start-up; estimated)"
+SMOKE = ["--composition", "player", "--phase", "standing", "--players", "1", "--duration", "3"]
 
 NODES = ("bridge", "perception", "localization", "motion", "strategy")
 TEAM = "villa"
@@ -121,13 +124,13 @@ class Profiler:
 
 
 def run_phase(server: str, composition: str, phase: str, players: int, duration: float, profile: bool,
-              log_root: Path) -> dict:
+              log_root: Path, seed: int = 1) -> dict:
     log_dir = log_root / f"{server}-{composition}-{phase}"
     prof = Profiler(log_dir) if profile else None
     if prof:
         log_dir.mkdir(parents=True, exist_ok=True)
     args = M.match_args(server=server, duration=duration, players=players, composition=composition,
-                        seed=1 if server == "villa" else None, log_dir=str(log_dir), standing=phase == "standing",
+                        seed=seed if server == "villa" else None, log_dir=str(log_dir), standing=phase == "standing",
                         on_start=prof.start if prof else None)
     try:
         result = M.play(args)
@@ -170,45 +173,46 @@ def print_row(row: dict) -> None:
             print(f"      {100 * v:5.1f} %  {k}")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--server", nargs="+", choices=tuple(M.SERVERS), default=["villa"])
-    ap.add_argument("--composition", nargs="+", choices=("player", "node"), default=["player", "node"])
-    ap.add_argument("--phase", nargs="+", choices=("standing", "play"), default=["standing", "play"])
+def add_arguments(ap) -> None:
+    common.add_world(ap, socket=False)
+    common.add_seed(ap)
+    ap.add_argument("--composition", nargs="+", choices=("player", "node"), default=["player", "node"],
+                    help="a process per player, per node, or both in turn (default both)")
+    ap.add_argument("--phase", nargs="+", choices=("standing", "play"), default=["standing", "play"],
+                    help="robots standing without a kick-off, a game from the kick-off, or both (default both)")
     ap.add_argument("--players", type=int, default=2, help="players per team (default 2)")
     ap.add_argument("--duration", type=float, default=20.0, help="simulated s per phase (default 20)")
     ap.add_argument("--profile", action="store_true", help="py-spy per-callback breakdown of player 1")
     ap.add_argument("--json", default=None, help="also write the rows to this file")
-    a = ap.parse_args()
+
+
+def run(a) -> int:
     if a.duration <= 0 or not 1 <= a.players <= 11:
-        print("cpu.py: --duration must be positive and --players 1..11", file=sys.stderr)
+        print("cpu: --duration must be positive and --players 1..11", file=sys.stderr)
         return 2
     if a.profile and shutil.which("py-spy") is None:
-        print("cpu.py: --profile needs py-spy (pip install py-spy)", file=sys.stderr)
+        print("cpu: --profile needs py-spy (pip install py-spy)", file=sys.stderr)
         return 2
-    for server in a.server:
-        if (why := M.server_unavailable(server)) is not None:
-            print(f"cpu.py: --server {server}: {why}", file=sys.stderr)
-            return 2
+    if (why := M.server_unavailable(a.world)) is not None:
+        print(f"cpu: --world {a.world}: {why}", file=sys.stderr)
+        return 2
     rows = []
+    server = a.world
+    where = "SimSpark (rcssserver3d)" if server == "simspark" else "villa sim (own process)"
     with tempfile.TemporaryDirectory(prefix="villa-cpu-") as tmp:
-        print(f"CPU s per simulated s, villa v AllBall {a.players} v {a.players}, {a.duration:.0f} simulated s a phase")
+        print(f"{where}: CPU s per simulated s, villa v AllBall {a.players} v {a.players}, robot types of "
+              f"villa_bringup's team.yaml, {a.duration:.0f} simulated s a phase", flush=True)
         print(f"{'server':<8} {'comp.':<6} {'phase':<8} {'player':>8} {'simulator':>9} {'sim s':>6} {'wall s':>6}  "
               "per node (node composition)")
-        for server in a.server:
-            for comp in a.composition:
-                for phase in a.phase:
-                    try:
-                        row = run_phase(server, comp, phase, a.players, a.duration, a.profile, Path(tmp))
-                    except (M.MatchError, M.ConfigError) as e:
-                        print(f"{server:<8} {comp:<6} {phase:<8} FAILED: {e}", flush=True)
-                        continue
-                    rows.append(row)
-                    print_row(row)
+        for comp in a.composition:
+            for phase in a.phase:
+                try:
+                    row = run_phase(server, comp, phase, a.players, a.duration, a.profile, Path(tmp), a.seed)
+                except (RuntimeError, OSError, M.ConfigError) as e:     # MatchError, a server that did not start
+                    print(f"{server:<8} {comp:<6} {phase:<8} FAILED: {e}", flush=True)
+                    continue
+                rows.append(row)
+                print_row(row)
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=2))
     return 0 if rows else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,60 +1,36 @@
-#!/usr/bin/env python3
-"""Benchmark: one game of `villa games` traced every 0.2 simulated s, to see why a game ends as it does.
+"""One game of `villa games` traced every 0.2 simulated s, to see why a game ends as it does.
 
-    source scripts/env.sh && python bench/game_trace.py --seed 1 --players 3 --opponent allball [--out runs/trace]
-        [--server simspark] [--game N]
-
-Takes `villa games`' options and plays the game `villa games` plays first with them, or its game number --game (villa
-sim stepped in process: the same game). With --server simspark (or --socket) the game runs on a server process, as
-`villa games` plays it there; such a game is not repeatable, so the trace shows one like it.
-Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether it
-is upright, its pose estimate, role, walk order or skill, the motion arbiter's mode, running skill and fall state)
+Takes `villa games`' options (--world picks its server) and plays the game `villa games` plays first with them, or
+its game number --game (villa sim stepped in process: the same game). With --world simspark (or --socket) the game
+runs on a server process, as `villa games` plays it there; such a game is not repeatable, so the trace shows one like
+it. Writes trace.jsonl (per sample: game time, play mode, score, the ball's truth and per player its truth, whether
+it is upright, its pose estimate, role, walk order or skill, the motion arbiter's mode, running skill and fall state)
 and trace.png (the ball's x over time with each team's on-ball player's distance to it, and the ball's path on the
-field), and prints the game's result line and a
-per-team summary of where the time went: the on-ball player's distance to the ball, the share of samples with the
-ball within 0.5 m of a robot of each team, the ball's speed.
+field) in --out (default runs/trace), and prints the game's result line and a per-team summary of where the time
+went: the on-ball player's distance to the ball, the share of samples with the ball within 0.5 m of a robot of each
+team, the ball's speed.
+
+    villa bench game_trace [--world villa|simspark] [--socket] [--seed 1] [--players 3] [--opponent allball]
+        [--duration 120] [--game N] [--penalty] [--out runs/trace]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
+import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 
+from villa_bench import common, games_common
+from villa_bench.games_common import trace_row
 from villa_bringup import games as G
 
-
-def trace_row(game, gt, played: float) -> dict:
-    """One sample of a game under way (`game`: a villa games Game): the truth of the ball and of every player, and
-    each player's estimate, role, walk order or skill, target and motion state."""
-    row = {"t": round(played, 2), "mode": gt.play_mode, "score": [gt.score_left, gt.score_right],
-           "ball": [round(v, 3) for v in gt.ball[:2]], "players": []}
-    for side, team in game.teams.items():
-        for pl in team:
-            unum = pl.session.unum or pl.backend.unum
-            truth = gt.players.get((side, unum))
-            c = pl.commands
-            d = c.decision if c is not None else None
-            est = pl.pose()
-            row["players"].append({
-                "side": side, "unum": unum,
-                "truth": None if truth is None else [round(truth.position[0], 3), round(truth.position[1], 3),
-                                                     round(truth.yaw, 3)],
-                "upright": None if truth is None else round(truth.upright, 2),
-                "est": [round(v, 3) for v in est],
-                "role": None if d is None else d.role,
-                "walk": None if d is None or d.walk is None else
-                [round(d.walk.x, 2), round(d.walk.y, 2), round(d.walk.theta, 2), d.walk.parameter_set,
-                 d.walk.stop],
-                "skill": None if d is None else d.skill,
-                "target": None if d is None else [round(float(v), 2) for v in d.target],
-                "motion": pl.motion.mode.name if hasattr(pl.motion.mode, "name") else str(pl.motion.mode),
-                "active": pl.motion.player_name or None, "fall_state": pl.motion.fall_state})
-    return row
+WORLDS = ("villa", "simspark")
+RUN_TIME = "about 1.5 min (a 2 v 2 game of 120 s on villa sim in process; estimated from a 20 s game)"
+SMOKE = ["--players", "1", "--duration", "5"]
 
 
 class Traced:
@@ -79,7 +55,7 @@ class TracedSocket(Traced, G.SocketGame):
 
 def traced_game(spec: G.GameSpec):
     cls = TracedHosted if spec.server == "villa" and not spec.socket else TracedSocket
-    game = cls(spec, "simspark" if spec.server == "simspark" else "rcssservermj")
+    game = cls(spec, spec.server)
     game.rows = []
     return game
 
@@ -132,28 +108,33 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=80)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    G.add_arguments(ap)                    # villa games' own options: --seed, --players, --opponent, --config, ...
+def add_arguments(ap) -> None:
+    games_common.add_game_options(ap, out="where trace.jsonl and trace.png go (default runs/trace)")
     ap.add_argument("--game", type=int, default=0,
                     help="which game of `villa games` with these options to trace (its seed is --seed + game; team A "
                          "plays the right half in odd games)")
-    a = ap.parse_args()
+
+
+def run(a) -> int:
     if a.game < 0:
-        ap.error("--game must be >= 0")
-    a.games = a.game + 1
-    error = G.check_arguments(a)
-    if error:
-        ap.error(error)
+        print("game_trace: --game must be >= 0", file=sys.stderr)
+        return 2
     out = Path(a.out or "runs/trace")
-    out.mkdir(parents=True, exist_ok=True)
     a.out = str(out)
-    spec = G.specs_from_args(a)[a.game]
+    specs = games_common.specs_or_exit("game_trace", a, a.game + 1)
+    if specs is None:
+        return 2
+    spec = specs[a.game]
+    print(f"{common.world_label(a)}: game {a.game} (seed {spec.seed}), {spec.players} v {spec.players}, "
+          f"{games_common.robot_types(spec)}, {spec.duration:.0f} simulated s"
+          + ("; a socket game is not repeatable" if a.world == "simspark" or a.socket else ""), flush=True)
+    out.mkdir(parents=True, exist_ok=True)
     game = traced_game(spec)
-    if a.server == "simspark":
-        print(f"the real SimSpark: game {a.game} (seed {spec.seed}), {spec.duration:.0f} simulated s; a socket game "
-              "is not repeatable", flush=True)
-    result = game.play(threading.Event(), lambda played: None)
+    try:
+        result = game.play(threading.Event(), lambda played: None)
+    except games_common.GAME_ERRORS as e:
+        print(f"game_trace: the game could not be played: {e}", file=sys.stderr)
+        return 1
     with open(out / "trace.jsonl", "w") as f:
         for r in game.rows:
             f.write(json.dumps(r) + "\n")
@@ -161,7 +142,4 @@ def main() -> None:
     print(json.dumps({k: result[k] for k in ("game", "seed", "goal_difference", "result")}))
     print(json.dumps(summarize(game.rows), indent=1))
     print(f"trace: {out / 'trace.jsonl'}, plot: {out / 'trace.png'}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

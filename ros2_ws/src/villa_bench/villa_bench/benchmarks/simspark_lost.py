@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
-"""Benchmark: a team of one on the real SimSpark -- going for the ball, a referee relocation, a fall (issue 16).
+"""A team of one on the real SimSpark: going for the ball, a referee relocation, a fall (localization error, sigma).
 
-One villa player (the full ROS stack, `villa_bringup.player`) on rcssserver3d in sync mode; the benchmark is its
-trainer (ground truth over the monitor port) and listens to the player's `pose` and `fall_state`. Three phases:
+One villa player (the full ROS stack, `villa_bringup.player`, robot type of villa_bringup's team.yaml's first player)
+on rcssserver3d in sync mode; the benchmark is its trainer (ground truth over the monitor port) and listens to the
+player's `pose` and `fall_state`. Four phases:
 
 1. ball: from the kick-off (ball on the centre spot), the simulated time until the robot first touches the ball
    (the ball moved 0.1 m), at most --ball-time s;
@@ -17,12 +17,11 @@ trainer (ground truth over the monitor port) and listens to the player's `pose` 
 
 Prints one table per phase and writes every sample (and the accelerometer during the fall) to the log directory.
 
-    source scripts/env.sh && python bench/simspark_lost.py [--phase-time 15] [--log-dir DIR]
+    villa bench simspark_lost [--phase-time 15] [--ball-time 20] [--log-dir DIR]
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import math
@@ -34,13 +33,13 @@ import threading
 import time
 from pathlib import Path
 
+from villa_bench import common
 from villa_bridge import framing
-from villa_bringup.domain import lease_domain
-from villa_bringup.match import team_file
-from villa_bringup.team import TeamRunner
-from villa_bringup.team_config import default_path, load
 from villa_nao import field as F
-from villa_sim.simspark import SimSparkServer, SimSparkTrainer, available
+
+WORLDS = ("simspark",)
+RUN_TIME = "about 2 min (phases of 15 s, the ball at most 20 s, plus start-up; estimated from a smaller run)"
+SMOKE = ["--phase-time", "2", "--ball-time", "2"]
 
 TEAM = "villa"
 
@@ -117,7 +116,7 @@ class Listener:
         self._bg.close()
 
 
-def sample(trainer: SimSparkTrainer, lis: Listener, unum: int, t0: float) -> dict | None:
+def sample(trainer, lis: Listener, unum: int, t0: float) -> dict | None:
     g = trainer.truth()
     p = g.players.get(("left", unum)) if g else None
     if p is None:
@@ -174,20 +173,33 @@ def table(rows: list[dict], marks=(0, 0.5, 1, 2, 3, 5, 8, 12, 15, 20)) -> str:
     return "\n".join(out)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--phase-time", type=float, default=15.0, help="simulated s of each of phases 2 and 3")
-    ap.add_argument("--ball-time", type=float, default=20.0, help="simulated s at most for phase 1")
+def add_arguments(ap) -> None:
+    common.add_world(ap, default="simspark", worlds=("simspark",), socket=False)
+    ap.add_argument("--phase-time", type=float, default=15.0, help="simulated s of each of phases 2-4 (default 15)")
+    ap.add_argument("--ball-time", type=float, default=20.0, help="simulated s at most for phase 1 (default 20)")
     ap.add_argument("--relocate", type=float, nargs=3, default=(-7.0, 4.0, -math.pi / 2),
                     help="x y theta (field frame) the trainer moves the robot to in phase 2")
     ap.add_argument("--relocate-lying", type=float, nargs=3, default=(3.0, -3.0, math.pi),
                     help="x y theta the trainer moves the robot to in phase 4")
-    ap.add_argument("--log-dir", default=None)
-    args = ap.parse_args()
+    ap.add_argument("--log-dir", default=None, help="where the samples go (default .villa-logs/bench-lost-<time>)")
+
+
+def run(args) -> int:
+    from villa_bringup.domain import lease_domain
+    from villa_bringup.match import team_file
+    from villa_bringup.team import TeamRunner
+    from villa_bringup.team_config import default_path, load
+    from villa_sim.simspark import SimSparkServer, SimSparkTrainer, available
+
+    if args.phase_time <= 0 or args.ball_time <= 0:
+        print("simspark_lost: --phase-time and --ball-time must be positive", file=sys.stderr)
+        return 2
     ok, why = available()
     if not ok:
-        print(f"simspark_lost: {why}", file=sys.stderr)
+        print(f"simspark_lost: --world simspark: {why}", file=sys.stderr)
         return 2
+    print(f"SimSpark (rcssserver3d): one villa player, robot type of villa_bringup's team.yaml's player 1, phases of "
+          f"{args.phase_time:.0f} s, the ball at most {args.ball_time:.0f} s", flush=True)
     log_dir = Path(args.log_dir or f".villa-logs/bench-lost-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     log_dir.mkdir(parents=True, exist_ok=True)
     lease = lease_domain()
@@ -196,6 +208,7 @@ def main() -> int:
     unum = 1
     runner = trainer = lis = bump = None
     results: dict = {}
+    failed = None
     try:
         with SimSparkServer(directory=log_dir / "simspark") as server:
             cfg = load(team_file(default_path(), TEAM, "villa", server.agent_port, 1,
@@ -262,6 +275,8 @@ def main() -> int:
             results["relocation_lying"] = {"to": [x, y, th], "was_lying": lying, "rows": rows}
             print(f"\n4. relocation of the {'lying' if lying else 'standing (it got up)'} robot to ({x:.1f}, {y:.1f}, "
                   f"{math.degrees(th):.0f} deg):\n" + table(rows))
+    except (RuntimeError, OSError) as e:          # the server or the player did not start, or stopped answering
+        failed = str(e)
     finally:
         if runner is not None:
             runner.stop()
@@ -274,8 +289,7 @@ def main() -> int:
         lease.release()
     (log_dir / "bench_lost.json").write_text(json.dumps(results, indent=1))
     print(f"\nsamples in {log_dir / 'bench_lost.json'}")
+    if failed is not None:
+        print(f"simspark_lost: the run stopped: {failed}", file=sys.stderr)
+        return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,4 @@
-#!/usr/bin/env python3
-"""Benchmark: finishing. Attacks started from game situations in their third, on villa sim (issue 19: the ball lay in
-their third 20-30 % of a game and no goal came; a 50-game row resolves a goal rate of about 0.05 a game).
-
-    source scripts/env.sh && python bench/attack.py --opponent allball [--trials 40] [--time 20] [--seed 1]
-        [--players 3] [--config A.yaml] [--opponent-config B.yaml] [--out FILE.jsonl] [--against FILE.jsonl]
-        [--trace DIR]
+"""Finishing: attacks started from game situations in their third, on villa sim (goals, ball advance, falls).
 
 One villa sim stepped in process with `villa games`' teams (team A on the left, attacking +x). Each trial places the
 ball at random in A's attacking third (x 4.5-11.5 m, |y| < 4 m) and every robot near it as a game would have them
@@ -12,11 +6,16 @@ ball at random in A's attacking third (x 4.5-11.5 m, |y| < 4 m) and every robot 
 0.6-1.5 m on the goal side of the ball, the other within 3 m of it; each goalie where §9.1 puts it), standing, facing
 the ball; each player's localization is told its pose (as at a beam), the ball is dropped (play on) and the trial runs
 until a goal, the ball leaves the field, or --time simulated s. Trial i draws its situation from seed * 1000 + i, so
-two versions of the code meet the same situations (paired).
-Prints per trial the outcome and a summary: A's and B's goals per trial with their standard errors, the ball's mean
-advance (m, A's frame), the trials in which it came within 2 m of their goal line, the share of the time it lay still,
-the time to A's goals, falls per robot-minute per team; with --against (an earlier run's --out, same --seed) the
-paired differences. --trace DIR writes game_trace's rows (with the trial's number) for a look at what happened.
+two versions of the code meet the same situations (paired). The ball lay in their third 20-30 % of a game; a row of
+50 games resolves a goal rate of about 0.05 a game, these trials resolve it faster.
+Prints per trial the outcome (a JSON line) and a summary: A's and B's goals per trial with their standard errors, the
+ball's mean advance (m, A's frame), the trials in which it came within 2 m of their goal line, the share of the time
+it lay still, the time to A's goals, falls per robot-minute per team; with --against (an earlier run's --out, same
+--seed) the paired differences. --trace DIR writes game_trace's rows (with the trial's number) for a look at what
+happened.
+
+    villa bench attack [--opponent allball] [--runs 40] [--time 20] [--seed 1] [--players 3] [--config A.yaml]
+        [--opponent-config B.yaml] [--out FILE.jsonl] [--against FILE.jsonl] [--trace DIR]
 """
 
 from __future__ import annotations
@@ -31,13 +30,16 @@ from pathlib import Path
 
 import numpy as np
 
+from villa_bench import common, games_common
+from villa_bench.games_common import trace_row
 from villa_bringup import games as G
 from villa_bringup.accounting import Accounting, team_relative
 from villa_nao import field as F
 from villa_strategy.goalie import goalie_position
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from game_trace import trace_row  # a bench script beside this one
+WORLDS = ("villa",)
+RUN_TIME = "about 16 min (40 trials of at most 20 s, 3 v 3; estimated from 2 trials)"
+SMOKE = ["--runs", "1", "--time", "3", "--players", "2"]
 
 SEPARATION = 0.6          # m between any two placed robots
 BALL_CLEAR = 0.35         # m between a placed robot and the ball
@@ -218,24 +220,26 @@ def summary(rows: list[dict], players: int) -> str:
             f"B {sum(r['falls_B'] for r in rows) / max(minutes, 1e-9):.2f}; outcomes {outs}")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(ap) -> None:
+    common.add_world(ap, worlds=("villa",), socket=False)
+    common.add_runs(ap, 40, "trials")
+    common.add_seed(ap)
     ap.add_argument("--opponent", choices=G.VARIANTS, default="allball", help="team B's variant (default allball)")
     ap.add_argument("--variant", choices=G.VARIANTS, default=None, help="team A's variant (default: its config's)")
     ap.add_argument("--config", default=None, help="team A's configuration (default villa_bringup's team.yaml)")
     ap.add_argument("--opponent-config", default=None, help="team B's configuration (default: team A's)")
     ap.add_argument("--players", type=int, default=3, help="players per team (default 3)")
-    ap.add_argument("--trials", type=int, default=40, help="trials (default 40)")
     ap.add_argument("--time", type=float, default=20.0, help="simulated s per trial at most (default 20)")
-    ap.add_argument("--seed", type=int, default=1, help="situations and the simulation's seed (default 1)")
     ap.add_argument("--noise", choices=("simspark", "off"), default="simspark", help="villa sim's vision noise")
     ap.add_argument("--out", default=None, help="write the trials as JSON lines here")
     ap.add_argument("--trace", default=None, help="write every 0.2 s sample (game_trace's rows) to DIR/trace.jsonl")
     ap.add_argument("--first", type=int, default=0, help="the first trial's number (default 0)")
     ap.add_argument("--against", default=None, help="an earlier run's --out (same --seed): print paired differences")
-    args = ap.parse_args()
-    if not 2 <= args.players <= 11 or args.trials < 1 or args.time <= 0:
-        print("attack: --players 2..11, --trials >= 1, --time > 0", file=sys.stderr)
+
+
+def run(args) -> int:
+    if not 2 <= args.players <= 11 or args.time <= 0 or args.first < 0:
+        print("attack: --players 2..11, --time > 0, --first >= 0", file=sys.stderr)
         return 2
     ns = argparse.Namespace(games=1, duration=args.time, players=args.players, config=args.config,
                             variant=args.variant, opponent_config=args.opponent_config, opponent=args.opponent,
@@ -248,9 +252,9 @@ def main() -> int:
     except (G.ConfigError, OSError, json.JSONDecodeError) as e:
         print(f"attack: {e}", file=sys.stderr)
         return 2
-    print(f"attack: {args.trials} trials of at most {args.time:.0f} s, {args.players} v {args.players}, "
-          f"A {spec.a.name} ({spec.a.variant}) v B {spec.b.name} ({spec.b.variant}), seed {args.seed}",
-          file=sys.stderr, flush=True)
+    print(f"{common.world_label(args)}: attack, {args.runs} trials of at most {args.time:.0f} s, {args.players} v "
+          f"{args.players}, {games_common.robot_types(spec)}, A {spec.a.name} ({spec.a.variant}) v B {spec.b.name} "
+          f"({spec.b.variant}), seed {args.seed}", flush=True)
     w0 = time.monotonic()
     sink = open(args.out, "w") if args.out else None
 
@@ -262,9 +266,12 @@ def main() -> int:
 
     game = None
     try:
-        game = AttackGame(spec, "rcssservermj")
+        game = AttackGame(spec, spec.server)
         game.trace = [] if args.trace else None
-        rows = game.trials(args.trials, args.time, args.seed, threading.Event(), echo, first=args.first)
+        rows = game.trials(args.runs, args.time, args.seed, threading.Event(), echo, first=args.first)
+    except games_common.GAME_ERRORS as e:
+        print(f"attack: the trials could not be played: {e}", file=sys.stderr)
+        return 1
     finally:
         if sink:
             sink.close()
@@ -277,7 +284,3 @@ def main() -> int:
         print(paired(rows, before))
     print(f"attack: {time.monotonic() - w0:.0f} wall s", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,26 +1,32 @@
-#!/usr/bin/env python3
-"""Benchmark: bridge cycle latency (perception received -> effectors sent) with 1 and 11 players on `villa sim`.
-
-    source scripts/env.sh && python bench/bridge_latency.py [--players 1 11] [--seconds 10] [--processes]
+"""Bridge cycle latency (perception received -> effectors sent) with 1 and 11 players on `villa sim`.
 
 Each player is a villa_bridge BridgeNode plus an echo "motion" node that answers every joint_states with a
 joint_targets (hold the zero pose), all in this one process on one EventsExecutor, or with --processes one
-process per player (the `player` composition), against `villa sim` (rcssservermj, sync, headless) on free
-ports and a leased ROS domain. Players connect one at
-a time, each after the previous bridge's confirmation. Latency is what each bridge publishes on bridge_latency;
-printed: cycles, p50/p90/p99/max in ms, late cycles (targets missed the deadline), simulated seconds per wall s.
+process per player (the `player` composition), against `villa sim` as its own process (sync, headless) on free
+ports and a leased ROS domain. Players connect one at a time, each after the previous bridge's confirmation, and are
+measured for --seconds wall s. Latency is what each bridge publishes on bridge_latency; printed per player count:
+cycles, late cycles (targets missed the deadline), p50/p90/p99/max in ms, simulated seconds per wall s.
+
+    villa bench bridge_latency [--players 1 11] [--seconds 10] [--processes]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
+from villa_bench import common
 
-def run(n_players: int, seconds: float) -> dict:
+WORLDS = ("villa",)
+RUN_TIME = "about 1 min (1 and 11 players, 10 s each, plus connecting them one at a time; estimated)"
+SMOKE = ["--players", "1", "--seconds", "2"]
+
+
+def measure(n_players: int, seconds: float) -> dict:
     import rclpy
     from rclpy.experimental import EventsExecutor
     from rclpy.parameter import Parameter
@@ -96,7 +102,6 @@ def run(n_players: int, seconds: float) -> dict:
 def child(port: int, unum: int, seconds: float) -> int:
     """One player in its own process: READY once confirmed, records after GO on stdin, prints JSON at the end."""
     import json
-    import sys
 
     import rclpy
     from rclpy.experimental import EventsExecutor
@@ -149,7 +154,6 @@ def child(port: int, unum: int, seconds: float) -> int:
 def run_processes(n_players: int, seconds: float) -> dict:
     import json
     import subprocess
-    import sys
 
     from villa_bringup.domain import lease_domain
     from villa_sim.testing import SimProcess
@@ -159,9 +163,9 @@ def run_processes(n_players: int, seconds: float) -> dict:
         procs = []
         try:
             for unum in range(1, n_players + 1):   # one at a time, each after the previous confirmation
-                p = subprocess.Popen([sys.executable, __file__, "--child", str(sim.agent_port), str(unum),
-                                      str(seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, env=env)
+                p = subprocess.Popen([sys.executable, "-m", "villa_bench", "bridge_latency", "--child",
+                                      str(sim.agent_port), str(unum), str(seconds)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
                 procs.append(p)
                 if p.stdout.readline().strip() != "READY":
                     raise RuntimeError(f"player {unum} not confirmed: {sim.log()}")
@@ -184,26 +188,33 @@ def run_processes(n_players: int, seconds: float) -> dict:
             "p90": np.percentile(lat, 90), "p99": np.percentile(lat, 99), "max": lat.max(), "samples": len(lat)}
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--players", type=int, nargs="+", default=[1, 11])
-    ap.add_argument("--seconds", type=float, default=10.0)
+def add_arguments(ap) -> None:
+    common.add_world(ap, worlds=("villa",), socket=False)
+    ap.add_argument("--players", type=int, nargs="+", default=[1, 11], help="player counts, one run each "
+                                                                             "(default 1 11)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="wall s measured per run (default 10)")
     ap.add_argument("--processes", action="store_true", help="one process per player (default: all in one)")
     ap.add_argument("--child", nargs=3, metavar=("PORT", "UNUM", "SECONDS"), help=argparse.SUPPRESS)
-    args = ap.parse_args()
+
+
+def run(args) -> int:
     if args.child:
         return child(int(args.child[0]), int(args.child[1]), float(args.child[2]))
+    if args.seconds <= 0 or not all(1 <= n <= 11 for n in args.players):
+        print("bridge_latency: --seconds must be positive and --players 1..11", file=sys.stderr)
+        return 2
     mode = "one process per player" if args.processes else "one process"
-    print(f"bridge cycle latency, villa sim (rcssservermj, sync, noise on), echo motion, {mode}, "
-          f"{os.cpu_count()} CPUs, {args.seconds:.0f} s wall per run")
+    print(f"villa sim (own process, sync, noise on): bridge cycle latency, robot type 0, players "
+          f"{' '.join(map(str, args.players))}, echo motion, {mode}, {os.cpu_count()} CPUs, {args.seconds:.0f} s wall "
+          "per run", flush=True)
     print(f"{'players':>8}{'cycles':>9}{'late':>7}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'max ms':>9}"
           f"{'sim s/wall s':>14}")
     for n in args.players:
-        r = run_processes(n, args.seconds) if args.processes else run(n, args.seconds)
+        try:
+            r = run_processes(n, args.seconds) if args.processes else measure(n, args.seconds)
+        except RuntimeError as e:
+            print(f"bridge_latency: {n} players: {e}", file=sys.stderr)
+            return 1
         print(f"{r['players']:>8}{r['cycles']:>9}{r['late']:>7}{r['p50']:>9.2f}{r['p90']:>9.2f}{r['p99']:>9.2f}"
               f"{r['max']:>9.2f}{r['sim_per_wall']:>14.2f}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,27 +1,41 @@
-#!/usr/bin/env python3
-"""Benchmark: the NAOqi bridge's sensor rate and command rate through the real libqi protocol (issue 9).
-
-    source scripts/env.sh && python bench/naoqi_rate.py [--seconds 10] [--mode setangles|dcm] [--rate 50]
+"""The NAOqi bridge's sensor rate and command rate through the real libqi protocol (no robot, no simulator).
 
 A standalone qi.Session on loopback hosts the NAOqi test doubles (villa_bridge.naoqi_doubles); the real
-`naoqi_bridge` node connects to it, a probe node publishes 22-joint targets at the simulator's 50 Hz and counts the
-joint_states / imu / foot_contacts it receives. Prints the rates achieved and the commands that reached ALMotion/DCM.
-No physical Nao is involved: a real robot's ALMemory answers more slowly than the double.
+`naoqi_bridge` node connects to it, a probe node publishes 22-joint targets at the simulator's 50 Hz for --seconds
+wall s and counts the joint_states / imu / foot_contacts it receives. Prints the rates achieved and the commands
+that reached ALMotion/DCM. No physical Nao is involved: a real robot's ALMemory answers more slowly than the double.
+Needs the `qi` package (libqi's Python binding).
+
+    villa bench naoqi_rate [--seconds 10] [--mode setangles|dcm] [--rate 50]
 """
 
 from __future__ import annotations
 
-import argparse
+import importlib.util
+import sys
 import threading
 import time
 
+WORLDS = ()
+RUN_TIME = "about 15 s (10 s measured)"
+SMOKE = ["--seconds", "2"]
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--mode", choices=("setangles", "dcm"), default="setangles")
+
+def add_arguments(ap) -> None:
+    ap.add_argument("--seconds", type=float, default=10.0, help="wall s measured (default 10)")
+    ap.add_argument("--mode", choices=("setangles", "dcm"), default="setangles", help="the bridge's command path")
     ap.add_argument("--rate", type=float, default=50.0, help="rate_hz of the bridge (default 50, the simulator's)")
-    a = ap.parse_args()
+
+
+def run(a) -> int:
+    if a.seconds <= 0 or a.rate <= 0:
+        print("naoqi_rate: --seconds and --rate must be positive", file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("qi") is None:
+        print("naoqi_rate: needs the qi package (libqi's Python binding), which is not installed", file=sys.stderr)
+        return 2
+    print(f"no simulator: NAOqi doubles over libqi on loopback, robot type 0, mode {a.mode}, rate_hz {a.rate:.0f}, "
+          f"{a.seconds:.0f} s", flush=True)
 
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -73,7 +87,4 @@ def main() -> None:
     finally:
         rclpy.try_shutdown()
         server.close()
-
-
-if __name__ == "__main__":
-    main()
+    return 0

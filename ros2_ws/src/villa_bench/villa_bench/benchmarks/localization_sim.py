@@ -1,18 +1,19 @@
-#!/usr/bin/env python3
-"""Benchmark: particle filter + ball filter on the embedded simulator's real vision (SimSpark noise), in process.
+"""Particle filter + ball filter on villa sim's own vision (SimSpark noise), in process: pose, kidnap and ball errors.
 
-The robot is placed kinematically along a course each vision frame (player.drop_at; no walking robot yet), the head
-yaw scans, odometry = ground-truth deltas + Gaussian noise. A kidnap to a random spot happens mid-run. The ball is
-moved kinematically at constant velocity (set in MuJoCo qpos each frame, not a physical roll); the ball filter runs in
-the robot frame (odometry moves it) and its error is measured in the field frame through the pose estimate.
+The robot is placed kinematically along a course each vision frame (player.drop_at; no walking robot), the head
+yaw scans, odometry = ground-truth deltas + Gaussian noise (drawn from --seed). A kidnap to a random spot happens
+mid-run. The ball is moved kinematically at constant velocity (set in MuJoCo qpos each frame, not a physical roll);
+the ball filter runs in the robot frame (odometry moves it) and its error is measured in the field frame through
+the pose estimate. Prints the position and heading errors (mean, p95), the kidnap recovery time, the filter's time
+per vision frame and the ball's error (seen and unseen frames).
 
-    source scripts/env.sh && python bench/localization_sim.py [--frames 600] [--seed 1]
+    villa bench localization_sim [--frames 600] [--seed 1]
 """
 
 from __future__ import annotations
 
-import argparse
 import math
+import sys
 import time
 
 import mujoco
@@ -20,11 +21,16 @@ import numpy as np
 from rcsssmj.sim.actions import InitRequest
 from rcsssmj.sim.perceptions import AgentDetection, VisionPerception
 
+from villa_bench import common
 from villa_localization.ball_filter import BallFilter
 from villa_localization.particle_filter import Landmark, ParticleFilter
 from villa_nao import field as F
 from villa_perception.vision import NoiseModel, camera_to_footprint, ground_observation, polar_to_camera
 from villa_sim.simulation import VillaSoccerSimulation
+
+WORLDS = ("villa",)
+RUN_TIME = "about 5 s (600 frames)"
+SMOKE = ["--frames", "120"]
 
 DT = 0.06  # s, one SimSpark vision frame every 3 cycles
 
@@ -59,11 +65,23 @@ def _seen(vision, head_yaw: float, noise: NoiseModel):
     return lms, ball
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--frames", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
+def _mean(v: np.ndarray) -> str:
+    return f"{v.mean():.3f} m" if v.size else "n/a"
+
+
+def add_arguments(ap) -> None:
+    common.add_world(ap, worlds=("villa",), socket=False)
+    ap.add_argument("--frames", type=int, default=600,
+                    help="vision frames (default 600; the kidnap at half of them; at least 120)")
+    common.add_seed(ap)
+
+
+def run(args) -> int:
+    if args.frames < 120:
+        print("localization_sim: --frames must be at least 120 (errors are measured from frame 50 to the kidnap at "
+              "half the frames)", file=sys.stderr)
+        return 2
+    print(f"{common.world_label(args)}: robot type 0, {args.frames} vision frames, seed {args.seed}", flush=True)
     rng = np.random.default_rng(args.seed)
     sim = VillaSoccerSimulation(vision_noise=True, seed=args.seed)
     assert sim.init()
@@ -136,9 +154,6 @@ def main() -> None:
     if be.size:
         seen = np.array(ball_seen)
         print(f"ball error (ball moving 0.47 m/s): mean {be.mean():.3f} m, p95 {np.percentile(be, 95):.3f} m; in the "
-              f"{100 * seen.mean():.0f} % of frames that see it {be[seen].mean():.3f} m, in the others "
-              f"{be[~seen].mean():.3f} m (the filter's friction slows an unseen ball; this ball keeps its speed)")
-
-
-if __name__ == "__main__":
-    main()
+              f"{100 * seen.mean():.0f} % of frames that see it {_mean(be[seen])}, in the others "
+              f"{_mean(be[~seen])} (the filter's friction slows an unseen ball; this ball keeps its speed)")
+    return 0

@@ -1,27 +1,31 @@
-#!/usr/bin/env python3
-"""Benchmark: the play that follows a kick-off (issue 19: the kick-off kick's taker may not touch the ball again until
-another robot has, so a teammate must take it on). Plays `villa games`' games, short (--duration, default 25 simulated
-s, so the first kick-off's play is most of each game), and prints per game the kicking team (the left one: A in even
-games, B in odd ones), the ball's mean x in that team's frame over the game, and the goals; then the kicking team's
-mean ± its standard error. Both teams run villa's code, so a change to the kick-off plays for both: the kicking team's
-figure is the one to compare. With --against (an earlier run's output directory or games.jsonl, the same --seed and
---games) the paired differences too; villa sim in process repeats a game exactly.
+"""The play that follows a kick-off: the ball's mean x in the kicking team's frame over short `villa games` games.
 
-    source scripts/env.sh && python bench/kickoff_play.py --opponent static --players 3 --games 24 --seed 1 \\
+The kick-off kick's taker may not touch the ball again until another robot has, so a teammate must take it on.
+Plays `villa games`' games (--world picks the server, --runs the number of games), short (--duration, default 25
+simulated s, so the first kick-off's play is most of each game), and prints per game the kicking team (the left one:
+A in even games, B in odd ones), the ball's mean x in that team's frame over the game, and the goals; then the
+kicking team's mean ± its standard error. Both teams run villa's code, so a change to the kick-off plays for both: the
+kicking team's figure is the one to compare. With --against (an earlier run's output directory or games.jsonl, the
+same --seed and --runs) the paired differences too; villa sim in process repeats a game exactly. The output
+directory (--out) holds `villa games`' games.jsonl.
+
+    villa bench kickoff_play [--world villa|simspark] [--opponent static] [--players 3] [--runs 24] [--seed 1]
         [--duration 25] [--jobs 2] [--out DIR] [--against DIR]
-
-Takes `villa games`' options; its output directory holds `villa games`' games.jsonl.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 from pathlib import Path
 
+from villa_bench import common, games_common
 from villa_bringup import games as G
+
+WORLDS = ("villa", "simspark")
+RUN_TIME = "about 8 min of one core (24 games of 25 s, 2 v 2; --jobs spreads them; estimated from one game)"
+SMOKE = ["--runs", "1", "--players", "1", "--duration", "5"]
 
 
 def kicking_ball_x(game: dict) -> float:
@@ -43,29 +47,30 @@ def mean_se(values: list[float]) -> str:
     return f"{statistics.fmean(values):+.2f} ± {se:.2f}"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    G.add_arguments(ap)
+def add_arguments(ap) -> None:
+    games_common.add_game_options(ap, runs=24, what="games (game i: seed + i; team A on the left in even games)",
+                                  jobs=True, penalty=False, duration=25.0,
+                                  out="output directory (default .villa-logs/kickoff-play-SEED)")
     ap.add_argument("--against", help="an earlier run's output directory (or games.jsonl): paired differences")
-    a = ap.parse_args()
-    if a.duration is None:
-        a.duration = 25.0
-    why = G.check_arguments(a)
-    if why:
-        ap.error(why)
+
+
+def run(a) -> int:
     before = {}
     if a.against:
         try:
             before = load(a.against)
         except (OSError, ValueError) as e:
-            ap.error(f"--against {a.against}: {e}")
+            print(f"kickoff_play: --against {a.against}: {e}", file=sys.stderr)
+            return 2
     out = Path(a.out or f".villa-logs/kickoff-play-{a.seed}")
-    out.mkdir(parents=True, exist_ok=True)
     a.out = str(out)
-    try:
-        specs = G.specs_from_args(a)
-    except G.ConfigError as e:
-        ap.error(str(e))
+    specs = games_common.specs_or_exit("kickoff_play", a, a.runs)
+    if specs is None:
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"{common.world_label(a)}: {a.runs} games of {a.duration:.0f} s, {a.players} v {a.players}, "
+          f"{games_common.robot_types(specs[0])}, A {specs[0].a.variant} v B {specs[0].b.variant}, seed {a.seed}, "
+          f"{min(a.jobs, a.runs)} at once; output in {out}", flush=True)
     results, errors, interrupted = G.run_games(specs, a.jobs, out, echo=lambda *x, **k: None)
     for e in errors:
         print(e, file=sys.stderr)
@@ -87,7 +92,3 @@ def main() -> int:
     if diffs:
         print(f"paired with {a.against} ({len(diffs)} games): {mean_se(diffs)} m")
     return 1 if errors or interrupted else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
