@@ -27,24 +27,27 @@ def robot_types_arg(text: str) -> list[int]:
     return types
 
 
-def positive_int(text: str) -> int:
+def _number(text: str, cast, ok, what: str):
+    """`text` as `cast` when `ok` holds for it; argparse's error naming `what` was expected otherwise."""
     try:
-        value = int(text)
+        value = cast(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _number(text, int, lambda v: v >= 1, "a positive integer")
+
+
+def non_negative_float(text: str) -> float:
+    return _number(text, float, lambda v: v >= 0, "a number >= 0")
 
 
 def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}")
-    return value
+    return _number(text, float, lambda v: v > 0, "a positive number")
 
 
 def add_world(ap: argparse.ArgumentParser, default: str = "villa", worlds: tuple[str, ...] = WORLDS,
@@ -71,13 +74,14 @@ def add_seed(ap: argparse.ArgumentParser, default: int = 1) -> None:
 
 
 def add_common(ap: argparse.ArgumentParser, runs: int, what: str = "repetitions", robot_types: str = "0",
-               world: str | None = "villa", worlds: tuple[str, ...] = WORLDS, socket: bool = True) -> None:
+               world: str | None = "villa", worlds: tuple[str, ...] = WORLDS, socket: bool = True,
+               seed: int = 1) -> None:
     """The four common flags at once (world None: the benchmark runs on no simulator)."""
     if world is not None:
         add_world(ap, world, worlds, socket)
     add_robot_types(ap, robot_types)
     add_runs(ap, runs, what)
-    add_seed(ap)
+    add_seed(ap, seed)
 
 
 def make_world(args: argparse.Namespace, robot_type: int, seed: int | None = None):

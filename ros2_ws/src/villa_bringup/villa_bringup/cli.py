@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # name -> (module:callable taking the parsed args, one-line help, function adding its arguments)
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"villa {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:           # the output piped into a reader that stopped (villa bench | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

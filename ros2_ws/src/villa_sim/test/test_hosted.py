@@ -56,8 +56,8 @@ def test_commands_for_a_nao_joint_not_in_the_model_are_reported_only_if_they_go_
 
 
 def test_the_trainer_moves_a_player_and_the_ball_in_play_on_and_the_player_keeps_its_joint_angles():
-    """`villa bench attack`'s situations: place_ball and move_player act now, in any play mode (a beam would be refused in
-    play on), and the moved robot keeps its joint angles (a walking robot put straight fell)."""
+    """`villa bench attack`'s situations: place_ball and move_player act now, in any play mode (a beam would be
+    refused in play on), and the moved robot keeps its joint angles (a walking robot put straight fell)."""
     server = HostedServer(vision_noise=False, seed=3)
     server.connect([effectors.rcssservermj_init("nao", "villa", 2)], lambda data: "(syn)")
     for _ in range(20):

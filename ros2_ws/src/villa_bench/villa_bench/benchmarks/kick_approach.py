@@ -53,10 +53,7 @@ def load_kicks(set_name: str, params: str | None, robot_type: int = 0, world: st
 
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 10, "approaches per kick and robot type")
-    common.add_seed(ap)
+    common.add_common(ap, runs=10, what="approaches per kick and robot type")
     ap.add_argument("--set", default="tuned", help="kick parameter set (default tuned)")
     ap.add_argument("--params", default=None, help="kick parameter YAML with --set in it (default: the shipped one)")
     ap.add_argument("--kicks", default="", help="comma-separated kick names (default: every left-foot kick)")

@@ -28,10 +28,7 @@ SMOKE = ["--runs", "1", "--kicks", "forward_L"]
 def add_arguments(ap) -> None:
     from villa_optimize.standing_kick import STANDING_ERROR
 
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 10, "attempts per kick and robot type")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=10, what="attempts per kick and robot type", seed=0)
     ap.add_argument("--set", default="tuned", help="kick parameter set of config/kick_params.yaml ('' = files)")
     ap.add_argument("--params", default=None, help="kick parameter sets file (default villa_motion's)")
     ap.add_argument("--kicks", default="", help="comma-separated kick names (default: all)")

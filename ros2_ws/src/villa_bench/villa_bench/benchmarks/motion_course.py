@@ -35,10 +35,7 @@ SMOKE = ["--runs", "1", "--no-course"]
 
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 3, "runs of the 10 m walk and the course per robot type")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=3, what="runs of the 10 m walk and the course per robot type", seed=0)
     ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")
     ap.add_argument("--set", default="goToTarget", help="parameter set to walk with (default goToTarget)")
     ap.add_argument("--game-sets", action="store_true",

@@ -39,10 +39,7 @@ def sides_arg(text: str) -> list[str]:
 
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 20, "falls per side and robot type")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=20, what="falls per side and robot type", seed=0)
     ap.add_argument("--sides", type=sides_arg, default=list(SIDES), help="back, front or both (default back,front)")
     ap.add_argument("--skills", default=None, help="skill files (default villa_motion's skills/)")
     ap.add_argument("--params", default=None, help="learned $variables (default villa_motion's skill_params.yaml)")

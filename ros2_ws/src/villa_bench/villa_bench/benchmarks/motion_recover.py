@@ -16,7 +16,6 @@ failures. Where `villa bench motion_getup` scores the get-up skills alone, this 
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 
@@ -99,24 +98,12 @@ class Recover:
         return self
 
 
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, not {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, not {text!r}")
-    return value
-
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 20, "trials per robot type (falls on the back and the front, alternating)")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=20, what="trials per robot type (falls on the back and the front, alternating)", seed=0)
     ap.add_argument("--timeout", type=common.positive_float, default=30.0,
                     help="s a trial may take before it counts as a failure (default 30)")
-    ap.add_argument("--folded", type=non_negative_float, default=0.0,
+    ap.add_argument("--folded", type=common.non_negative_float, default=0.0,
                     help="s the robot lies in the walk's stand crouch before the chain starts (as after a failed "
                          "get-up; default 0: from the forced fall's pose)")
 

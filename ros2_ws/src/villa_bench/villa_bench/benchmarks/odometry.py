@@ -130,10 +130,7 @@ class Course:
 
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 2, "courses per robot type and heading source")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=2, what="courses per robot type and heading source", seed=0)
 
 
 def run(args) -> int:

@@ -135,10 +135,7 @@ def measure(args, robot_type: int) -> list[RunResult]:
 
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 3, "runs per robot type")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=3, what="runs per robot type", seed=0)
     ap.add_argument("--time-limit", type=common.positive_float, default=20.0,
                     help="s per run once timing started (default 20)")
     ap.add_argument("--params", default=None, help="walk parameter sets YAML (default villa_motion's)")

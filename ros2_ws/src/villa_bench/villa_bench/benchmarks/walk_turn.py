@@ -72,10 +72,7 @@ def measure(args, rt: int, commands=COMMANDS) -> Iterator[dict]:
 
 
 def add_arguments(ap) -> None:
-    common.add_world(ap)
-    common.add_robot_types(ap)
-    common.add_runs(ap, 2, "runs per command")
-    common.add_seed(ap, 0)
+    common.add_common(ap, runs=2, what="runs per command", seed=0)
     ap.add_argument("--seconds", type=common.positive_float, default=5.0, help="s each command is held (default 5)")
     ap.add_argument("--set", default="positioning", help="walk parameter set (default positioning, used near the ball)")
     ap.add_argument("--heading", action="store_true", help="walks without a turn command and turns in place instead")
