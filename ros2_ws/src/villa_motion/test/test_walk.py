@@ -499,6 +499,24 @@ def test_independent_air_and_move_fractions_shape_the_swing():
         replace(P, f_g=-0.1).validate()                           # negative ground time needs its own f_a
 
 
+def test_switching_to_a_set_with_explicit_fractions_blends_the_same_walk():
+    """A set with f_a and f_m given (a search's candidate) is the same walk as its implicit self, also while the
+    engine blends into it from a set that leaves them 0 (blending a 0 toward 0.9 would lift the foot for half a step)."""
+    from villa_motion.walk import WalkEngine
+
+    implicit = {"a": replace(P, f_g=0.05, f_s=0.05), "b": replace(P, f_g=0.02, f_s=0.08, max_step_x=0.06)}
+    explicit = dict(implicit, b=implicit["b"].explicit())
+    runs = []
+    for sets in (implicit, explicit):
+        e = WalkEngine(sets, initial="a")
+        rows = []
+        for i in range(150):
+            e.command_normalized(1.0, 0.0, 0.0, "b" if i >= 40 else "a")
+            rows.append(np.array(list(e.update(0.02).joints.values())))
+        runs.append(np.array(rows))
+    assert np.abs(runs[0] - runs[1]).max() < 1e-9
+
+
 def test_swing_pitch_follows_the_lift():
     p = replace(P, swing_pitch=-0.2, torso_lean=0.05)
     w = _engine(p, step=(0.03, 0.0, 0.0))

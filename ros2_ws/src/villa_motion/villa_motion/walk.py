@@ -334,7 +334,10 @@ class WalkEngine:
             return target
         self._blend_t += dt
         a = min(1.0, self._blend_t / self.blend_time)
-        self.p = replace(target, **{f.name: (1 - a) * getattr(self._blend_from, f.name) + a * getattr(target, f.name)
+        src, dst = self._blend_from, target
+        if src.f_a or src.f_m or dst.f_a or dst.f_m:     # 0 means "the complement of f_g / f_s": blend the values
+            src, dst = src.explicit(), dst.explicit()     # both walk, not a 0 halfway to another set's fraction
+        self.p = replace(target, **{f.name: (1 - a) * getattr(src, f.name) + a * getattr(dst, f.name)
                                     for f in fields(WalkParams)})
         if a >= 1.0:
             self._blend_from = None
