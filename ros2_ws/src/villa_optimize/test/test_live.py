@@ -32,6 +32,26 @@ def test_go_to_target_on_villa_sim_with_the_shipped_set():
     assert not psutil.pid_exists(sim_pid) or psutil.Process(sim_pid).status() == psutil.STATUS_ZOMBIE
 
 
+def test_a_worker_told_to_stop_mid_evaluation_stops_instead_of_failing_the_evaluation(monkeypatch):
+    """SIGTERM raises SystemExit in the worker, inside an episode's cycle: it leaves run_episode as itself, so the
+    worker stops (a RuntimeError would count as a failed evaluation and be retried on a fresh simulator)."""
+    sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"))
+    world = VillaSocketWorld()
+
+    def told_to_stop(*_):
+        raise SystemExit(0)
+
+    try:
+        monkeypatch.setattr(world, "_episode_cycle", told_to_stop)
+        with pytest.raises(SystemExit):
+            world.run(get_task("goToTarget").truncated(1.0), sets)
+        monkeypatch.setattr(world, "_episode_cycle", lambda *_: 1 / 0)
+        with pytest.raises(RuntimeError, match="evaluation failed: ZeroDivisionError"):
+            world.run(get_task("goToTarget").truncated(1.0), sets)
+    finally:
+        world.close()
+
+
 def _villa(*args, **kw):
     return subprocess.run([sys.executable, "-m", "villa_bringup.cli", "optimize", *args], capture_output=True,
                           text=True, timeout=120, **kw)

@@ -313,6 +313,8 @@ class _SocketWorld:
             self._handler = self._idle_cycle
         if state["error"] is not None:
             e = state["error"]
+            if not isinstance(e, Exception):       # SystemExit, KeyboardInterrupt: the worker is told to stop
+                raise e
             raise RuntimeError(f"evaluation failed: {type(e).__name__}: {e}") from e
         return episode.result()
 
