@@ -255,3 +255,18 @@ def test_positioning_episode_walks_each_order_in_the_set_the_game_names():
     ep.step(Observation(0.0, -6.0, 0.0, 0.0, 1.0, {}, ball=(-5.6, 0.0)))
     ep.step(Observation(0.02, -6.0, 0.0, 0.0, 1.0, {}, ball=(-5.6, 0.0)))
     assert ep.walk.set_name == "goToTarget"
+
+
+def test_held_out_starts_are_the_same_every_time_and_none_is_the_nominal_start(tmp_path):
+    """WalkEvaluator.heldout_task(i): start i from a stream of its own, so the --holdout figure of every generation
+    walks the same starts (comparable across generations) and no training stream draws them."""
+    from villa_optimize.walk_objective import WalkEvaluator, WalkObjective
+
+    objective = WalkObjective.for_task("sprint10", tmp_path)
+    ev = WalkEvaluator.__new__(WalkEvaluator)                 # no world: the starts alone
+    ev.objective, ev.task = objective, objective.task()
+    starts = [ev.heldout_task(i).offset for i in range(4)]
+    assert starts == [ev.heldout_task(i).offset for i in range(4)]
+    assert len(set(starts)) == 4 and (0.0, 0.0, 0.0) not in starts
+    x, y, th = starts[0]
+    assert max(abs(x), abs(y)) <= 0.05 and abs(th) <= math.radians(5) + 1e-12

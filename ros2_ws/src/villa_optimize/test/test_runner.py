@@ -76,6 +76,43 @@ def test_resume_continues_from_saved_generation_and_count(tmp_path):
     assert st2.es.countiter == 6                      # the CMA-ES itself continued, not a fresh one
 
 
+class HeldOutSphereEvaluator(SphereEvaluator):
+    def evaluate_heldout(self, x, i):
+        f, info = self.evaluate(x)
+        return f - 0.01 * i, {**info, "fell": i == 1, "heldout": i}
+
+
+class HeldOutSphere(Sphere):
+    heldout_starts = True
+
+    def make_evaluator(self, worker):
+        return HeldOutSphereEvaluator(worker)
+
+
+def test_holdout_evaluates_the_mean_on_its_own_starts_every_k_generations_and_after_the_last(tmp_path):
+    lines = []
+    cfg = RunConfig(out_dir=tmp_path, generations=5, popsize=6, workers=2, sigma0=0.2, seed=3, holdout=3,
+                    holdout_every=2)
+    st = run(HeldOutSphere(), np.full(4, 0.5), cfg, progress=lines.append)
+    hist = [json.loads(x) for x in (tmp_path / "history.jsonl").read_text().splitlines()]
+    held = {h["generation"]: h["heldout"] for h in hist if "heldout" in h}
+    assert sorted(held) == [2, 4, 5]                          # every 2nd generation and the last
+    assert st.evaluations == 30 and st.heldout_evaluations == 9   # held-out ones are not the search's
+    mean = -float(np.sum((np.array(hist[-1]["x_mean"]) - TARGET) ** 2))    # CMA-ES's mean, starts 0, 1, 2
+    assert held[5]["mean"] == pytest.approx(mean - 0.01) and held[5]["min"] == pytest.approx(mean - 0.02)
+    assert held[5]["falls"] == 1 and held[5]["n"] == 3 and st.heldout == held[5]
+    assert sum("held-out mean" in line for line in lines) == 3
+
+
+def test_holdout_needs_an_objective_with_held_out_starts(tmp_path):
+    cfg = RunConfig(out_dir=tmp_path, generations=2, popsize=4, workers=1, holdout=2)
+    with pytest.raises(ValueError, match="held-out starts"):
+        run(Sphere(), np.full(4, 0.5), cfg, progress=lambda s: None)
+    assert not (tmp_path / STATE).exists()
+    with pytest.raises(ValueError, match="holdout"):
+        RunConfig(out_dir=tmp_path, generations=2, popsize=4, holdout=-1).validate()
+
+
 def test_bad_configuration_and_missing_state(tmp_path):
     with pytest.raises(ValueError, match="popsize"):
         RunConfig(out_dir=tmp_path, generations=2, popsize=1).validate()

@@ -60,6 +60,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--socket", action="store_true",
                    help="villa sim as its own headless `villa sim` process per worker, over TCP (about 3x slower)")
     p.add_argument("--robot-type", type=int, choices=range(5), default=0, help="SimSpark robot type 0..4")
+    p.add_argument("--holdout", type=_int_at_least(0), default=0, metavar="N",
+                   help="every --holdout-every generations, evaluate CMA-ES's mean on N held-out starts (the same "
+                        "ones each time, never trained on) and show it in the progress (walk tasks; default 0: off)")
+    p.add_argument("--holdout-every", type=_int_at_least(1), default=5, metavar="K",
+                   help="generations between held-out evaluations (default 5; the last generation always)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -154,7 +159,8 @@ def main(args: argparse.Namespace | None = None) -> int:
 
             objective = kick_objective(args)
         cfg = RunConfig(out_dir=args.out, generations=args.generations, popsize=args.popsize, workers=args.workers,
-                        sigma0=args.sigma, seed=args.seed, resume=args.resume).validate()
+                        sigma0=args.sigma, seed=args.seed, resume=args.resume, holdout=args.holdout,
+                        holdout_every=args.holdout_every).validate()
         if args.workers > (os.cpu_count() or 1):
             print(f"villa optimize: note: {args.workers} workers on {os.cpu_count()} cores", file=sys.stderr)
         x0 = objective.x0()

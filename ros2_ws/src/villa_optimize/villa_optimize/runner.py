@@ -40,6 +40,9 @@ class Evaluator(Protocol):
 
     def close(self) -> None: ...
 
+    # optional: def evaluate_heldout(self, x, i) -> (fitness, info): x on held-out start i (starts the search never
+    # sees, the same ones every time); the runner's --holdout needs it
+
     # optional: def pids(self) -> list[int]: process groups (e.g. simulators) the pool kills if the worker cannot
 
 
@@ -68,10 +71,15 @@ class RunConfig:
     sigma0: float = 0.1
     seed: int = 1
     resume: bool = False
+    holdout: int = 0                           # held-out evaluations of CMA-ES's mean (0: none) ...
+    holdout_every: int = 5                     # ... every this many generations, and after the last
 
     def validate(self) -> RunConfig:
         for name, v, lo in (("generations", self.generations, 1), ("popsize", self.popsize, 2),
                             ("workers", self.workers, 1), ("seed", self.seed, 1)):
+            if not isinstance(v, int) or v < lo:
+                raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
+        for name, v, lo in (("holdout", self.holdout, 0), ("holdout-every", self.holdout_every, 1)):
             if not isinstance(v, int) or v < lo:
                 raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
         if not (0.0 < self.sigma0 <= 1.0):
@@ -92,6 +100,8 @@ class RunState:
     description: dict | None = None
     rng_state: Any = None
     version: int = STATE_VERSION
+    heldout_evaluations: int = 0               # of CMA-ES's mean on held-out starts (not in `evaluations`)
+    heldout: dict | None = None                # the latest: generation, mean, min, falls, n
 
     @property
     def evals_per_hour(self) -> float:
@@ -99,6 +109,10 @@ class RunState:
 
 
 # --- worker processes -----------------------------------------------------------------------------------------
+def _evaluate(ev, x: np.ndarray, heldout: int | None) -> tuple[float, dict]:
+    return ev.evaluate(x) if heldout is None else ev.evaluate_heldout(x, heldout)
+
+
 def _worker(objective: Objective, wid: int, tasks, results, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)       # Ctrl-C reaches the whole process group: the parent decides
 
@@ -121,9 +135,9 @@ def _worker(objective: Objective, wid: int, tasks, results, parent: int) -> None
             item = tasks.get()
             if item is None:
                 return
-            key, x = item
+            key, x, heldout = item
             try:
-                out = ev.evaluate(x)
+                out = _evaluate(ev, x, heldout)
             except Exception as first:                 # e.g. a crashed simulator: one retry on a fresh evaluator
                 try:
                     ev.close()
@@ -135,7 +149,7 @@ def _worker(objective: Objective, wid: int, tasks, results, parent: int) -> None
                 try:
                     ev = objective.make_evaluator(wid)
                     results.put(("pids", wid, None, _pids(ev)))
-                    out = ev.evaluate(x)
+                    out = _evaluate(ev, x, heldout)
                 except Exception as e:
                     results.put(("error", wid, key, f"worker {wid}: {type(first).__name__}: {first}; "
                                                      f"retry: {type(e).__name__}: {e}"))
@@ -190,10 +204,12 @@ class WorkerPool:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"timed out {doing}") from None
 
-    def evaluate(self, xs: list[np.ndarray], tag: int, timeout: float = 3600.0,
-                 on_result: Callable[[int, float, dict], None] | None = None) -> list[tuple[float, dict]]:
+    def evaluate(self, xs: list[np.ndarray], tag: int | str, timeout: float = 3600.0,
+                 on_result: Callable[[int, float, dict], None] | None = None,
+                 heldout: list[int] | None = None) -> list[tuple[float, dict]]:
+        """Evaluate `xs` (candidate i on held-out start heldout[i] where given) on the workers, in order."""
         for i, x in enumerate(xs):
-            self.tasks.put(((tag, i), np.asarray(x, dtype=float)))
+            self.tasks.put(((tag, i), np.asarray(x, dtype=float), None if heldout is None else heldout[i]))
         out: list[tuple[float, dict] | None] = [None] * len(xs)
         deadline = time.monotonic() + timeout
         done = 0
@@ -290,6 +306,15 @@ def _new_es(x0: np.ndarray, cfg: RunConfig):
     return cma.CMAEvolutionStrategy(np.clip(np.asarray(x0, dtype=float), 0.0, 1.0).tolist(), cfg.sigma0, opts)
 
 
+def _heldout(pool: WorkerPool, x: np.ndarray, gen: int, n: int) -> dict:
+    """CMA-ES's mean (no lucky sample) on the objective's first `n` held-out starts: the figure that says whether the
+    search still generalizes while its training fitness rises."""
+    res = pool.evaluate([x] * n, f"heldout-{gen}", heldout=list(range(n)))
+    fits = np.array([f for f, _ in res])
+    falls = sum(1 for _, info in res if isinstance(info, dict) and info.get("fell"))
+    return {"generation": gen, "mean": float(fits.mean()), "min": float(fits.min()), "falls": falls, "n": n}
+
+
 def _fmt_time(s: float) -> str:
     s = int(s)
     return f"{s // 3600}h{s // 60 % 60:02d}m{s % 60:02d}s" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
@@ -299,6 +324,8 @@ def run(objective: Objective, x0: np.ndarray, cfg: RunConfig, progress: Callable
         live: bool = False) -> RunState:
     """Run (or continue) CMA-ES until `cfg.generations` generations in total; returns the final state."""
     cfg.validate()
+    if cfg.holdout and not getattr(objective, "heldout_starts", False):
+        raise ValueError("--holdout: this objective has no held-out starts (the walk tasks have)")
     say = progress or (lambda line: print(line, flush=True))
     out = Path(cfg.out_dir)
     desc = objective.describe()
@@ -357,6 +384,12 @@ def run(objective: Objective, x0: np.ndarray, cfg: RunConfig, progress: Callable
                     "eval_seconds": st.eval_seconds,
                     "x_generation_best": [float(v) for v in xs[i]],          # normalized, for later validation
                     "x_mean": [float(v) for v in st.es.mean]}
+            held = ""
+            if cfg.holdout and (gen % cfg.holdout_every == 0 or gen == cfg.generations):
+                st.heldout = _heldout(pool, np.asarray(st.es.mean, dtype=float), gen, cfg.holdout)
+                st.heldout_evaluations += cfg.holdout
+                line["heldout"] = st.heldout
+                held = f"  held-out mean {st.heldout['mean']:8.4f} (falls {st.heldout['falls']}/{cfg.holdout})"
             if improved:
                 objective.write_best(st.best_x, st.best_fitness, st.best_info or {}, out)
             save_state(out, st)
@@ -365,7 +398,7 @@ def run(objective: Objective, x0: np.ndarray, cfg: RunConfig, progress: Callable
             say(f"gen {gen:>3}/{cfg.generations}  evals {st.evaluations:>5}  best {st.best_fitness:9.4f} "
                 f"(gen {st.best_generation})  this gen: best {fits[i]:8.4f} mean {fits.mean():8.4f} "
                 f"falls {falls}/{len(xs)}  sigma {st.es.sigma:.4f}  {st.evals_per_hour:6.0f} evals/h  "
-                f"{_fmt_time(st.eval_seconds)}")
+                f"{_fmt_time(st.eval_seconds)}{held}")
         graceful = True
     finally:
         pool.close(graceful=graceful)

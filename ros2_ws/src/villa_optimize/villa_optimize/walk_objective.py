@@ -50,6 +50,8 @@ class WalkObjective:
                    base_file=base, start_set=start, set_name=set_name or task.optimized_set,
                    params_out=params_out or Path(out_dir) / "walk_params.yaml", **options)
 
+    heldout_starts = True                       # WalkEvaluator.evaluate_heldout (the runner's --holdout)
+
     def __post_init__(self) -> None:
         self.task()                                                     # unknown task -> ValueError now
         if not isinstance(self.trials, int) or self.trials < 1:
@@ -119,6 +121,16 @@ class WalkEvaluator:
         self.task = objective.task()
         self.rng = np.random.default_rng([objective.seed, worker])
         self.world = make_world(objective.world, objective.robot_type, seed=worker + 1, socket=objective.socket)
+
+    def heldout_task(self, i: int) -> Task:
+        """Held-out start i: the task's variant i (cycling) jittered within 5 cm and 5 deg from a stream of its own
+        (seed, 1e6 + i), which no worker's training stream draws from; the same start in every generation."""
+        rng = np.random.default_rng([self.objective.seed, 1_000_000 + i])
+        return self.task.jittered(rng) if i == 0 else self.task.trial(i, rng)
+
+    def evaluate_heldout(self, x: np.ndarray, i: int) -> tuple[float, dict]:
+        r = self.world.run(self.heldout_task(i), self.objective.parameter_sets(x))
+        return r.fitness, r.summary()
 
     def tasks(self) -> list[Task]:
         """This evaluation's trials: the nominal start, then `trials - 1` fresh jittered starts (cycling through the
