@@ -158,6 +158,8 @@ def test_sprint10_walks_ten_seconds_from_a_stop_then_stops_and_turns_to_a_target
     kinds = [p.kind for p in t.make_phases()]
     assert kinds == ["waypoint", "stop", "waypoint"] and t.sprint_rule and t.optimized_set == "sprint"
     assert t.duration() == pytest.approx(1.0 + 10.0 + 1.5 + 2.5) and t.space == "sprint_space.yaml"
+    forward = t.make_phases()[0]
+    assert math.hypot(*forward.target) - 10.0 * 1.4 > 1.0      # never within the sprint rule's 1 m: a full-speed stop
     turn = get_task("turnInPlace")
     assert [p.kind for p in turn.make_phases()] == ["turn", "stop", "turn", "stop"]
     assert turn.optimized_set == "goToTarget" and turn.space == "turn_space.yaml"

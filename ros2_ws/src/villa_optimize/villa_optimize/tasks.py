@@ -153,8 +153,10 @@ def sprint10_phases() -> list[OptPhase]:
     """§10.3.2's first sprint task, walking straight forwards for ten seconds from a complete stop, followed by a stop
     and a target beside and behind the robot: the sprint set learned there must also stop and hand over to goToTarget
     (the report's sets learned apart were incompatible; its answer, the whole goToTarget course per evaluation, costs
-    five times as much simulated time)."""
-    return [WaypointOptPhase((10.0, 0.0), 10.0), StopOptPhase(1.5), WaypointOptPhase((8.5, 1.5), 2.5)]
+    five times as much simulated time). The forward target lies 16 m ahead, beyond what 10 s of walking reach, so the
+    sprint stops at full speed (as at a referee's call or a lost ball in play), not after the set rule handed over to
+    goToTarget a metre before a nearer target."""
+    return [WaypointOptPhase((16.0, 0.0), 10.0), StopOptPhase(1.5), WaypointOptPhase((8.5, 1.5), 2.5)]
 
 
 def turn_phases() -> list[OptPhase]:
