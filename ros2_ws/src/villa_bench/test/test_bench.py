@@ -73,3 +73,24 @@ def test_benchmark_runs_at_a_tiny_size(name, tmp_path, ros_domain):
                        timeout=420, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert any(ch.isdigit() for ch in r.stdout), r.stdout[-2000:]
+
+
+def test_walk_validate_builds_a_runs_candidates_on_the_sets_of_the_runs_world(tmp_path):
+    """A SimSpark run's candidates replace the searched fields of SimSpark's start set (its overlay: the sprint there
+    is goToTarget), not villa sim's, whatever world the validation is asked to walk in."""
+    from villa_bench.benchmarks.walk_validate import run_objective
+    from villa_motion.params import load_parameter_sets
+    from villa_nao.params import config_path
+    from villa_optimize.walk_objective import WalkObjective
+
+    base = config_path("villa_motion", "walk_params.yaml")
+    desc = WalkObjective.for_task("sprint10", tmp_path, world="simspark").describe()
+    assert desc["world"] == "simspark"
+    objective = run_objective(desc, base, "villa")
+    x = objective.x0()
+    unsearched = [f for f in ("max_step_y", "delta_stop", "heading_gain") if f not in desc["parameters"]]
+    on_simspark = load_parameter_sets(base, "simspark")["goToTarget"]
+    on_villa = load_parameter_sets(base, "villa")["sprint"]
+    assert any(getattr(on_simspark, f) != getattr(on_villa, f) for f in unsearched)
+    sprint = objective.parameter_sets(x)["sprint"]
+    assert all(getattr(sprint, f) == getattr(on_simspark, f) for f in unsearched)

@@ -77,7 +77,7 @@ class WalkObjective:
         return t if self.time_limit is None else t.truncated(self.time_limit)
 
     def describe(self) -> dict:
-        return {"kind": "walk", "task": self.task_name, "parameters": list(self.space.names),
+        return {"kind": "walk", "task": self.task_name, "world": self.world, "parameters": list(self.space.names),
                 "lower": self.space.lower.tolist(), "upper": self.space.upper.tolist(), "start_set": self.start_set,
                 "robot_type": self.robot_type, "time_limit": self.time_limit, "trials": self.trials,
                 "jitter_all": self.jitter_all}

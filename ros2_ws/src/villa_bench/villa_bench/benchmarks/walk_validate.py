@@ -59,8 +59,9 @@ def load_run(run: Path) -> tuple[dict, list[dict]]:
     return desc, hist
 
 
-def run_objective(desc: dict, base_file: Path):
-    """The run's objective as far as its candidates go (space, task, start set), for its parameter_sets(x)."""
+def run_objective(desc: dict, base_file: Path, world: str = "villa"):
+    """The run's objective as far as its candidates go (space, task, start set, the world whose overlay its start
+    sets had: the run's, else `world`), for its parameter_sets(x)."""
     from villa_optimize.space import Space
     from villa_optimize.tasks import get_task
     from villa_optimize.walk_objective import WalkObjective
@@ -68,7 +69,7 @@ def run_objective(desc: dict, base_file: Path):
     space = Space(tuple(desc["parameters"]), np.array(desc["lower"]), np.array(desc["upper"]))
     name = get_task(desc["task"]).optimized_set
     return WalkObjective(desc["task"], space, base_file, desc["start_set"], name, base_file,   # (nothing is written)
-                         robot_type=int(desc.get("robot_type", 0)))
+                         robot_type=int(desc.get("robot_type", 0)), world=desc.get("world", world))
 
 
 HEADER = f"{'candidate':<22} {'task fitness':>12} {'10 m m/s':>9} {'done':>5} {'fwd falls':>9} {'course falls':>12}"
@@ -109,7 +110,7 @@ def run(args) -> int:
     except RunError as e:
         return common.fail("walk_validate", str(e))
     rt = int(desc.get("robot_type", 0))
-    objective = run_objective(desc, base)
+    objective = run_objective(desc, base, args.world)
     name = objective.task().optimized_set
     by_gen = {h["generation"]: h for h in hist}
 
