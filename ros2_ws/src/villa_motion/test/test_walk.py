@@ -501,7 +501,8 @@ def test_independent_air_and_move_fractions_shape_the_swing():
 
 def test_switching_to_a_set_with_explicit_fractions_blends_the_same_walk():
     """A set with f_a and f_m given (a search's candidate) is the same walk as its implicit self, also while the
-    engine blends into it from a set that leaves them 0 (blending a 0 toward 0.9 would lift the foot for half a step)."""
+    engine blends into it from a set that leaves them 0 (blending a 0 toward 0.9 would lift the foot for half a
+    step)."""
     from villa_motion.walk import WalkEngine
 
     implicit = {"a": replace(P, f_g=0.05, f_s=0.05), "b": replace(P, f_g=0.02, f_s=0.08, max_step_x=0.06)}
