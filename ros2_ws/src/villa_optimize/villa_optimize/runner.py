@@ -76,10 +76,8 @@ class RunConfig:
 
     def validate(self) -> RunConfig:
         for name, v, lo in (("generations", self.generations, 1), ("popsize", self.popsize, 2),
-                            ("workers", self.workers, 1), ("seed", self.seed, 1)):
-            if not isinstance(v, int) or v < lo:
-                raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
-        for name, v, lo in (("holdout", self.holdout, 0), ("holdout-every", self.holdout_every, 1)):
+                            ("workers", self.workers, 1), ("seed", self.seed, 1), ("holdout", self.holdout, 0),
+                            ("holdout-every", self.holdout_every, 1)):
             if not isinstance(v, int) or v < lo:
                 raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
         if not (0.0 < self.sigma0 <= 1.0):
@@ -306,13 +304,16 @@ def _new_es(x0: np.ndarray, cfg: RunConfig):
     return cma.CMAEvolutionStrategy(np.clip(np.asarray(x0, dtype=float), 0.0, 1.0).tolist(), cfg.sigma0, opts)
 
 
+def _falls(results: list[tuple[float, dict]]) -> int:
+    return sum(1 for _, info in results if isinstance(info, dict) and info.get("fell"))
+
+
 def _heldout(pool: WorkerPool, x: np.ndarray, gen: int, n: int) -> dict:
     """CMA-ES's mean (no lucky sample) on the objective's first `n` held-out starts: the figure that says whether the
     search still generalizes while its training fitness rises."""
     res = pool.evaluate([x] * n, f"heldout-{gen}", heldout=list(range(n)))
     fits = np.array([f for f, _ in res])
-    falls = sum(1 for _, info in res if isinstance(info, dict) and info.get("fell"))
-    return {"generation": gen, "mean": float(fits.mean()), "min": float(fits.min()), "falls": falls, "n": n}
+    return {"generation": gen, "mean": float(fits.mean()), "min": float(fits.min()), "falls": _falls(res), "n": n}
 
 
 def _fmt_time(s: float) -> str:
@@ -377,7 +378,7 @@ def run(objective: Objective, x0: np.ndarray, cfg: RunConfig, progress: Callable
             if improved:
                 st.best_x, st.best_fitness = np.asarray(xs[i], dtype=float), float(fits[i])
                 st.best_info, st.best_generation = results[i][1], gen
-            falls = sum(1 for _, info in results if isinstance(info, dict) and info.get("fell"))
+            falls = _falls(results)
             line = {"generation": gen, "evaluations": st.evaluations, "best": st.best_fitness,
                     "generation_best": float(fits[i]), "mean": float(fits.mean()), "falls": falls,
                     "sigma": float(st.es.sigma), "evals_per_hour": st.evals_per_hour,
