@@ -94,3 +94,21 @@ def test_walk_validate_builds_a_runs_candidates_on_the_sets_of_the_runs_world(tm
     assert any(getattr(on_simspark, f) != getattr(on_villa, f) for f in unsearched)
     sprint = objective.parameter_sets(x)["sprint"]
     assert all(getattr(sprint, f) == getattr(on_simspark, f) for f in unsearched)
+
+
+@pytest.mark.integration
+def test_walk_validate_checks_a_turning_runs_candidates_by_turning_and_walking(tmp_path, ros_domain):
+    """A turnInPlace run (the walk's turn set) is validated by turning in place both ways and by the walks, the
+    table's rows ending in the fastest candidate without a fall or in saying there is none."""
+    env = dict(os.environ, ROS_DOMAIN_ID=str(ros_domain))
+    run = tmp_path / "turn"
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "optimize", "walk", "--task", "turnInPlace",
+                        "--world", "villa", "--generations", "1", "--popsize", "4", "--workers", "1", "--trials", "1",
+                        "--out", str(run)], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    r = subprocess.run([sys.executable, "-m", "villa_bench", "walk_validate", "--run", str(run), "--runs", "1"],
+                       capture_output=True, text=True, timeout=420, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert "left rad/s" in r.stdout and sum(line.startswith("gen 1 ") for line in lines) == 2, r.stdout
+    assert lines[-1].startswith(("fastest without a fall: generation 1", "no candidate turns")), r.stdout

@@ -28,6 +28,21 @@ COURSE = [  # (name, seconds, command(t) -> (x, y, theta) normalized, or None = 
     ("stop", 2.0, None),
 ]
 
+# in-place turns (the walk's turn set) handing over to walks each way and to standing
+TURN_COURSE = [
+    ("turn left", 2.0, lambda t: (0, 0, 1)),
+    ("forward after a turn", 2.0, lambda t: (1, 0, 0)),
+    ("turn right", 2.0, lambda t: (0, 0, -1)),
+    ("stop after a turn", 1.0, None),
+    ("turn left from standing", 1.5, lambda t: (0, 0, 1)),
+    ("backward after a turn", 2.0, lambda t: (-1, 0, 0)),
+    ("turn right", 1.5, lambda t: (0, 0, -1)),
+    ("left after a turn", 2.0, lambda t: (0, 1, 0)),
+    ("half turn", 1.0, lambda t: (0, 0, 0.5)),
+    ("right after a turn", 2.0, lambda t: (0, -1, 0)),
+    ("stop", 1.5, None),
+]
+
 
 def walk_engine(rt: int, world: str = "villa", sets=None, name: str = "goToTarget", params: str | None = None):
     """The game's motion arbiter with walk sets `sets` (default: the file `params`, or villa_motion's
@@ -168,8 +183,9 @@ class Walk:
 
 
 def measure_course(args, rt: int, sets=None, name: str = "goToTarget", game_sets: bool = False,
-                   course: bool = True) -> dict:
-    """The 10 m forward walk and (with `course`) the goToTarget course, args.runs times each (run i from
+                   course: bool = True, segments=COURSE, forward: bool = True) -> dict:
+    """The 10 m forward walk (with `forward`) and (with `course`) the course `segments` (default the goToTarget
+    course), args.runs times each (run i from
     start_pose(.., args.seed + i)) in the world of `args` (--world, --socket; walk sets `sets`, else args.params' file
     or the shipped one): mean 10 m speed of the completed walks, their count, forward falls, falls per course and the
     segments fallen in; ok = every run completed without a fall."""
@@ -184,18 +200,19 @@ def measure_course(args, rt: int, sets=None, name: str = "goToTarget", game_sets
     try:
         for run in range(args.runs):
             seed = args.seed + run
-            r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, args.world, sets, name, params),
-                                   distance=10.0, game_sets=game_sets, max_speed=pitch))
-            fwd_falls += r.fell_in is not None
-            at_limit += r.at_limit
-            lag += r.lag
-            if r.speed is not None:
-                speeds.append(r.speed)
-                headings.append(math.degrees(r.heading))
-            to_half.append(math.inf if r.to_half is None else r.to_half)
+            if forward:
+                r = w.run_episode(Walk(start_pose(-10.0, seed), walk_engine(rt, args.world, sets, name, params),
+                                       distance=10.0, game_sets=game_sets, max_speed=pitch))
+                fwd_falls += r.fell_in is not None
+                at_limit += r.at_limit
+                lag += r.lag
+                if r.speed is not None:
+                    speeds.append(r.speed)
+                    headings.append(math.degrees(r.heading))
+                to_half.append(math.inf if r.to_half is None else r.to_half)
             if course:
                 c = w.run_episode(Walk(start_pose(-8.0, seed), walk_engine(rt, args.world, sets, name, params),
-                                       segments=COURSE, game_sets=game_sets))
+                                       segments=segments, game_sets=game_sets))
                 course_falls.append(int(c.fell_in is not None))
                 if c.fell_in:
                     where.append(c.fell_in)
@@ -206,7 +223,7 @@ def measure_course(args, rt: int, sets=None, name: str = "goToTarget", game_sets
             "at_limit": float(np.mean(at_limit)) if at_limit else float("nan"),
             "lag_deg": math.degrees(float(np.mean(lag))) if lag else float("nan"),
             "forward_falls": fwd_falls, "course_falls": course_falls, "where": where,
-            "ok": len(speeds) == args.runs and fwd_falls == 0 and not any(course_falls)}
+            "ok": len(speeds) == (args.runs if forward else 0) and fwd_falls == 0 and not any(course_falls)}
 
 
 def dribble_trials(args, robot_type: int, task_name: str, params=None,

@@ -2,6 +2,7 @@
 requests while busy or down; then a kick on the in-process villa simulation."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -455,3 +456,16 @@ def test_the_odometry_turns_with_the_gyro_while_upright_in_every_mode(config):
     heading = {sim: A.MotionConfig.from_params(A.motion_parameters({"simulator": sim})).odometry_heading
                for sim in ("villa", "simspark", "naoqi")}
     assert heading == {"villa": "gyro", "simspark": "gyro", "naoqi": "walk"}     # odometry_heading ""
+
+
+def test_the_motion_parameters_name_the_walks_turn_set():
+    config = A.MotionConfig.from_params(A.motion_parameters())
+    assert config.turn_set == "turn" and config.turn_from == ("goToTarget", "sprint")
+    sets = {**config.walk_sets, "turn": replace(config.walk_sets["goToTarget"], phase_length=0.1)}
+    m = A.MotionArbiter(replace(config, walk_sets=sets))
+    assert m.walk_request(A.WalkRequest(A.WALK_NORMALIZED, 0.0, 0.0, 1.0, "goToTarget")).outcome == "accepted"
+    assert m.walk.set_name == "turn"
+    off = A.MotionConfig.from_params(A.motion_parameters({"walk_turn_set": ""}))
+    m = A.MotionArbiter(replace(off, walk_sets=sets))
+    m.walk_request(A.WalkRequest(A.WALK_NORMALIZED, 0.0, 0.0, 1.0, "goToTarget"))
+    assert m.walk.set_name == "goToTarget"

@@ -225,6 +225,10 @@ def test_a_robot_types_entry_layers_over_the_common_sets(tmp_path):
                                               "robot_types:\n  2: {g: {max_step_x: 0.09}}\n")
     ss = load_parameter_sets(f, "simspark", robot_type=2)
     assert ss["g"].z_torso == 0.32 and ss["g"].max_step_x == 0.09
+    (tmp_path / "w.simspark.yaml").write_text("sets:\n  t: {inherit: g, phase_length: 0.1}\n"   # a set it adds
+                                              "robot_types:\n  2: {t: {inherit: g}}\n")
+    assert load_parameter_sets(f, "simspark")["t"].phase_length == 0.1
+    assert load_parameter_sets(f, "simspark", robot_type=2)["t"] == two["g"]
     for text, match in (("robot_types:\n  7: {g: {max_step_x: 0.1}}", "robot type 0..4"),
                         ("robot_types:\n  2: {nope: {max_step_x: 0.1}}", "no such set"),
                         ("robot_types:\n  2: {g: {warp: 1}}", "unknown parameters warp")):
@@ -557,3 +561,78 @@ def test_a_sets_stiffness_reaches_the_legs_only_and_only_while_the_walk_drives_t
     assert m.request(A.SkillRequest("stand")).accepted
     out = m.update(0.02, {})
     assert out.leg_stiffness == 1.0 and set(out.stiffness()) == {1.0}     # a skill runs at the full gain
+
+
+def test_an_in_place_turn_of_a_served_set_walks_the_turn_set():
+    turn = replace(P, phase_length=0.1, turn_in_place=0.6)
+    sets = {"goToTarget": P, "positioning": replace(P, max_step_x=0.05), "turn": turn}
+    w = WalkEngine(sets, "goToTarget", turn_set="turn", turn_from=("goToTarget",))
+    w.command_normalized(0.0, 0.0, 1.0, "goToTarget")
+    assert w.set_name == "turn" and w.desired[2] == pytest.approx(0.6)
+    w.command_normalized(0.0, 0.0, -0.5)                     # "" keeps the set asked (goToTarget), not "turn"
+    assert w.set_name == "turn"
+    w.command_normalized(1.0, 0.0, 0.5)                      # walking while turning: the set asked
+    assert w.set_name == "goToTarget"                        # (at once: the turn set had not turned yet)
+    w.command_velocity(0.0, 0.0, 2.0)
+    assert w.set_name == "turn"
+    w.command_normalized(0.0, 0.0, 1.0, "positioning")       # a set the turn set does not serve
+    assert w.set_name == "positioning"
+    w.command_normalized(0.0, 0.0, 0.0, "goToTarget")        # no turn: not a turn in place
+    assert w.set_name == "goToTarget"
+    without = WalkEngine({"goToTarget": P}, turn_set="turn", turn_from=("goToTarget",))   # no such set: off
+    without.command_normalized(0.0, 0.0, 1.0, "goToTarget")
+    assert without.set_name == "goToTarget"
+    same = WalkEngine({"goToTarget": P, "turn": P}, turn_set="turn", turn_from=("goToTarget",))  # the same values
+    same.command_normalized(0.0, 0.0, 1.0, "goToTarget")
+    assert same.set_name == "goToTarget"
+    with pytest.raises(ValueError, match="unknown walk parameter set"):
+        w.command_normalized(0.0, 0.0, 1.0, "nope")
+
+
+def test_leaving_the_turn_set_ends_its_turn_at_the_next_step():
+    turn = replace(P, phase_length=0.1, turn_in_place=0.8, delta=1.0)
+    walk = replace(P, max_step_theta=0.2, delta=0.1)
+    w = WalkEngine({"goToTarget": walk, "turn": turn}, "goToTarget", turn_set="turn", turn_from=("goToTarget",))
+    w.command_normalized(0.0, 0.0, 1.0, "goToTarget")
+    for _ in range(100):
+        w.update(0.02)
+    assert w.step[2] == pytest.approx(0.8)
+    w.command_normalized(1.0, 0.0, 0.0, "goToTarget")        # the turn winds down in the turn set first
+    assert w.set_name == "turn" and w.desired.tolist() == [0.0, 0.0, 0.0]
+    w.step[2] = 0.07                                         # (wound down below a tenth of 0.8)
+    w.command_normalized(1.0, 0.0, 0.0, "goToTarget")
+    assert w.set_name == "goToTarget" and w.desired[0] > 0
+    w.step[2] = 0.5                                          # (a turn left over at the switch)
+    w._new_step(w.sets["goToTarget"])
+    assert abs(w.step[2]) <= 0.2 + 1e-9                      # not 0.5 shrinking by delta 0.1 a step
+    w._new_step(w.sets["goToTarget"])
+    assert abs(w.step[2]) == pytest.approx(0.9 * 0.2)        # then goToTarget's own P control
+
+
+def test_a_turn_in_place_asked_while_walking_waits_for_the_steps_to_slow_down():
+    turn = replace(P, phase_length=0.1, turn_in_place=0.8)
+    w = WalkEngine({"goToTarget": P, "turn": turn}, "goToTarget", turn_set="turn", turn_from=("goToTarget",))
+    w.command_normalized(1.0, 0.0, 0.0, "goToTarget")
+    for _ in range(200):
+        w.update(0.02)
+    assert w.step[0] > 0.5 * P.max_step_x
+    names = []
+    for _ in range(500):
+        w.command_normalized(0.0, 0.0, 1.0, "goToTarget")
+        w.update(0.02)
+        names.append((w.set_name, w.step[0]))
+    first = next(i for i, (n, _) in enumerate(names) if n == "turn")
+    assert first > 0 and names[first - 1][1] <= 0.1 * P.max_step_x + 1e-9 < names[0][1]
+    assert all(n == "turn" for n, _ in names[first:])
+
+
+def test_the_turn_set_is_simsparks_for_robot_type_0_only():
+    """Learned on SimSpark for robot type 0 (walk_params.simspark.yaml); villa sim has none, and on SimSpark the other
+    types' turn set is their goToTarget, so their in-place turns walk goToTarget as before."""
+    from villa_motion import arbiter as A
+
+    for rt in range(5):
+        walk = A.MotionArbiter(A.shipped_config(rt, "simspark")).walk
+        assert walk._turn_serves == ({"goToTarget", "sprint"} if rt == 0 else set()), rt
+        assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length or rt != 0
+    assert "turn" not in A.shipped_config(0, "villa").walk_sets

@@ -195,6 +195,8 @@ class MotionConfig:
     lie_still_rate: float = 0.0   # rad/s: a lie skill's pose is held until the torso turns slower than this (0: off)
     lie_still_max: float = 0.0    # ... for LIE_STILL_FOR s, at most this long after the lie skill ended
     outward_turn: bool = True     # the walk turns with outward foot yaw only (simulators); not on a physical Nao
+    turn_set: str = ""            # the walk set an in-place turn of a `turn_from` set walks ("" or absent: none)
+    turn_from: tuple[str, ...] = ()
     odometry_heading: str = "gyro"  # the odometry's heading change: "gyro" (the IMU's yaw rate while upright, in
     #                               every mode) or "walk" (the walk's steps, as told)
 
@@ -218,6 +220,8 @@ class MotionConfig:
                    getup_settle=_nonnegative(p, "getup_settle"), getup_stand=_nonnegative(p, "getup_stand"),
                    lie_still_rate=_nonnegative(p, "lie_still_rate"), lie_still_max=_nonnegative(p, "lie_still_max"),
                    outward_turn=simulator != "naoqi",
+                   turn_set=str(p.get("walk_turn_set", "")),
+                   turn_from=tuple(str(v) for v in p.get("walk_turn_from", ())),
                    odometry_heading=_heading_source(str(p.get("odometry_heading", "")), simulator))
 
 
@@ -266,7 +270,8 @@ class MotionArbiter:
         self.config = config
         self.log = log or _default_log
         self.robot_type = config.robot_type
-        self.walk = WalkEngine(config.walk_sets, config.walk_set, config.robot_type, outward_turn=config.outward_turn)
+        self.walk = WalkEngine(config.walk_sets, config.walk_set, config.robot_type, outward_turn=config.outward_turn,
+                               turn_set=config.turn_set, turn_from=config.turn_from)
         self.skills, self.kicks = config.skills, config.kicks
         missing = {"stand", *GETUP_SKILLS.values()} - set(self.skills)
         if missing:

@@ -61,7 +61,8 @@ def load_parameter_sets(path: str | Path, simulator: str = "villa",
         sets = (data or {}).get("sets") if isinstance(data, dict) else None
         if not isinstance(sets, dict):
             raise ValueError(f"{overlay}: expected 'sets: {{name: {{parameter: value}}}}'")
-        layers = list(sets.items()) + list(_type_layer(overlay, data, int(robot_type), out).items())
+        known = {**out, **sets}                          # a robot type may change a set the overlay adds
+        layers = list(sets.items()) + list(_type_layer(overlay, data, int(robot_type), known).items())
         for name, values in layers:
             values = dict(values or {})
             parent = values.pop("inherit", None)            # the set anew from another (after its overlay)

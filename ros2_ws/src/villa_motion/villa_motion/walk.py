@@ -76,6 +76,12 @@ def normalized_walk(direction: float, max_x: float, max_y: float) -> tuple[float
     return math.copysign(x, c), math.copysign(y, s) if abs(s) > 1e-12 else 0.0
 
 
+IN_PLACE = 0.05          # normalized x and y below which a turn command counts as a turn in place (the turn set's)
+IN_PLACE_SPEED = 0.01    # m/s, the same for velocity commands
+TURN_ENTRY = 0.10        # the turn set takes over a walk once its steps are below this fraction of the maximum
+TURN_EXIT = 0.10         # ... and hands over to a walk once its turn is below this fraction of its turn in place
+
+
 def turn_input(angle: float) -> float:
     """§10.4.1: desired relative orientation (rad) to a normalized turn speed: degrees / 180."""
     return max(-1.0, min(1.0, math.degrees(angle) / 180.0))
@@ -221,7 +227,7 @@ class WalkEngine:
 
     def __init__(self, parameter_sets: dict[str, WalkParams], initial: str | None = None, robot_type: int = 0,
                  blend_time: float = 0.5, com_delay: float = 0.08, jog_time: float = 0.5,
-                 outward_turn: bool = True) -> None:
+                 outward_turn: bool = True, turn_set: str = "", turn_from: tuple[str, ...] = ()) -> None:
         if not parameter_sets:
             raise ValueError("the walk needs at least one parameter set")
         self.sets = {k: v.validate() for k, v in parameter_sets.items()}
@@ -229,6 +235,14 @@ class WalkEngine:
         if self.set_name not in self.sets:
             raise ValueError(f"unknown walk parameter set {self.set_name!r}; have {', '.join(self.sets)}")
         self.p = self.sets[self.set_name]
+        # an in-place turn asked of a set in `turn_from` walks `turn_set` instead (when the sets have it): its own
+        # step timing for turning (docs/motion.md, "The turn set"); the set asked is kept for the next command
+        self.turn_set, self.turn_from = turn_set, tuple(turn_from)
+        # the sets it serves: those it differs from (a robot type whose turn set inherits its goToTarget has none)
+        self._turn_serves = {n for n in self.turn_from if n in self.sets and turn_set in self.sets
+                             and self.sets[n] != self.sets[turn_set]}
+        self._asked = self.set_name
+        self._turn_ended = False
         self._blend_from: WalkParams | None = None
         self._blend_t = 0.0
         self.blend_time = blend_time
@@ -259,18 +273,38 @@ class WalkEngine:
         self._turn_fix = 0.0                     # rad per step added to the step's turn to hold that heading
 
     # --- inputs (§10.4.1) -----------------------------------------------------------------------------
-    def set_parameter_set(self, name: str) -> None:
+    def _switch_set(self, name: str) -> None:
         if not name or name == self.set_name:
             return
         if name not in self.sets:
             raise ValueError(f"unknown walk parameter set {name!r}; have {', '.join(self.sets)}")
         self._blend_from, self._blend_t = self.p, 0.0
+        self._turn_ended = self.set_name == self.turn_set      # leaving the turn set: its turn ends at the next step
         self.set_name = name
+
+    def _choose_set(self, parameter_set: str, in_place_turn: bool) -> bool:
+        """Walk `parameter_set` ("" = the set asked last), or the turn set for an in-place turn of a set it serves.
+        Between the two the steps slow down first: a walk's before the turn set takes over (TURN_ENTRY), the turn
+        set's turn before a walk does (TURN_EXIT). True while the turn set winds its turn down (the step then asks
+        for no motion)."""
+        if parameter_set and parameter_set not in self.sets:
+            raise ValueError(f"unknown walk parameter set {parameter_set!r}; have {', '.join(self.sets)}")
+        self._asked = parameter_set or self._asked
+        turn = in_place_turn and self._asked in self._turn_serves
+        if turn and self.set_name != self.turn_set:      # from a walk: the set asked slows its steps down first
+            p = self.sets[self.set_name]
+            turn = max(abs(self.step[0]) / p.max_step_x, abs(self.step[1]) / p.max_step_y) <= TURN_ENTRY
+        elif not turn and self.set_name == self.turn_set and self.walking:   # to a walk: the turn winds down first
+            if abs(self.step[2]) > TURN_EXIT * self._max_turn(self.sets[self.turn_set], 0.0, 0.0):
+                return True
+        self._switch_set(self.turn_set if turn else self._asked)
+        return False
 
     def command_normalized(self, x: float, y: float, theta: float, parameter_set: str = "") -> None:
         """x, y, theta in [-1, 1]: fractions of the parameter set's maximum step sizes."""
-        self.set_parameter_set(parameter_set)
         v = np.clip(np.nan_to_num(np.array([x, y, theta], dtype=float)), -1.0, 1.0)
+        if self._choose_set(parameter_set, abs(v[0]) < IN_PLACE and abs(v[1]) < IN_PLACE and v[2] != 0.0):
+            v = np.zeros(3)
         target = self.sets[self.set_name]
         self.desired = v * np.array([target.max_step_x, target.max_step_y, self._max_turn(target, v[0], v[1])])
         self.stop_requested = False
@@ -278,7 +312,9 @@ class WalkEngine:
 
     def command_velocity(self, vx: float, vy: float, vtheta: float, parameter_set: str = "") -> None:
         """m/s and rad/s in the robot frame: step sizes = velocity x step duration."""
-        self.set_parameter_set(parameter_set)
+        vx, vy, vtheta = np.nan_to_num(np.array([vx, vy, vtheta], dtype=float))
+        if self._choose_set(parameter_set, abs(vx) < IN_PLACE_SPEED and abs(vy) < IN_PLACE_SPEED and vtheta != 0.0):
+            vx = vy = vtheta = 0.0
         target = self.sets[self.set_name]
         duration = target.phase_length  # a nominal step (ϕ_end − ϕ_start = 1)
         v = np.nan_to_num(np.array([vx, vy, vtheta], dtype=float)) * duration
@@ -372,7 +408,9 @@ class WalkEngine:
         if p.delta_forward > 0.0 and desired[0] > old[0] >= 0.0:     # speeding up forward (deviation, docs/motion.md)
             gain[0] = p.delta_forward
         self.step = old + gain * (desired - old)
-        bound = np.maximum(maxes, np.abs(old))      # clamp to maxStep, but a shrinking maximum is followed gradually
+        bound = np.maximum(maxes, np.abs(old))      # clamp to maxStep, but a shrinking maximum is followed gradually,
+        if self._turn_ended:                        # except the turn in place's: the walk that follows turns at most
+            bound[2], self._turn_ended = maxes[2], False   # its own limit from its first step
         self.step = np.clip(self.step, -bound, bound)
         # §10.1 stability: shrink the steps by the COM error
         factor = 1.0 - min(1.0, max(0.0, (self.com_error - p.err_norm) / (p.err_max - p.err_norm)))

@@ -161,8 +161,9 @@ def test_sprint10_walks_ten_seconds_from_a_stop_then_stops_and_turns_to_a_target
     forward = t.make_phases()[0]
     assert math.hypot(*forward.target) - 10.0 * 1.4 > 1.0      # never within the sprint rule's 1 m: a full-speed stop
     turn = get_task("turnInPlace")
-    assert [p.kind for p in turn.make_phases()] == ["turn", "stop", "turn", "stop"]
-    assert turn.optimized_set == "goToTarget" and turn.space == "turn_space.yaml"
+    kinds = ["turn", "move", "turn", "stop", "turn", "move", "turn", "move", "stop"]
+    assert [p.kind for p in turn.make_phases()] == kinds
+    assert turn.optimized_set == "turn" and turn.walk_rule and turn.space == "turn_space.yaml"
 
 
 def _turn_sense(points, centre):

@@ -36,6 +36,7 @@ from villa_nao import field as F
 from villa_optimize.phases import (
     FALL,
     DribbleOptPhase,
+    MoveOptPhase,
     OptPhase,
     Sample,
     StopOptPhase,
@@ -97,6 +98,8 @@ class Task:
     #                                                   theta rad): trial i starts from variant i (cycling, 0 = start)
     game_sets: bool = False                           # every command in the set the game's behaviour names
     space: str = "walk_space.yaml"                    # villa_optimize config/ file of the searched parameters
+    walk_rule: bool = False                           # commands name base_set; the walk's own rule walks
+    #                                                   optimized_set (its turn set, for in-place turns)
 
     def placement(self) -> tuple[float, float, float]:
         """Where the robot is put: `start` moved by `offset` (x, y in m, theta in rad)."""
@@ -160,9 +163,12 @@ def sprint10_phases() -> list[OptPhase]:
 
 
 def turn_phases() -> list[OptPhase]:
-    """Turning in place at full speed both ways, each followed by a stop: the in-place turn of a set (its
-    turn_in_place and whatever else the space searches)."""
-    return [TurnOptPhase(1.0, 4.0), StopOptPhase(1.0), TurnOptPhase(-1.0, 4.0), StopOptPhase(1.0)]
+    """Turning in place at full speed each way, from standing and from walks forward, backward and sideways, each
+    turn handing over to a walk or a stop: the walk's turn set (the in-place turn of goToTarget, villa_motion's
+    walk_turn_set) with its hand-overs to and from goToTarget's walk and standing."""
+    return [TurnOptPhase(1.0, 3.0), MoveOptPhase((1.0, 0.0, 0.0), 1.5), TurnOptPhase(-1.0, 3.0), StopOptPhase(1.0),
+            TurnOptPhase(1.0, 2.0), MoveOptPhase((-1.0, 0.0, 0.0), 1.5), TurnOptPhase(-1.0, 2.0),
+            MoveOptPhase((0.0, 1.0, 0.0), 1.5), StopOptPhase(1.0)]
 
 
 def _shifted(p: OptPhase, dx: float) -> OptPhase:
@@ -220,7 +226,8 @@ TASKS: dict[str, Task] = {
     "sprint": Task("sprint", sprint_phases, (-7.0, 0.0, 0.0), "sprint", sprint_rule=True),
     "sprint10": Task("sprint10", sprint10_phases, (-10.0, 0.0, 0.0), "sprint", sprint_rule=True,
                      space="sprint_space.yaml"),
-    "turnInPlace": Task("turnInPlace", turn_phases, (-10.0, 0.0, 0.0), "goToTarget", space="turn_space.yaml"),
+    "turnInPlace": Task("turnInPlace", turn_phases, (-10.0, 0.0, 0.0), "turn", space="turn_space.yaml",
+                        walk_rule=True),
     "driveBallToGoal": Task("driveBallToGoal", drive_ball_phases, (-6.0, 0.0, 0.0), "driveBallToGoal",
                             ball=(-5.6, 0.0)),
     "positioning": Task("positioning", positioning_phases, (-6.0, 0.0, 0.0), "positioning", ball=(-5.6, 0.0),
@@ -260,6 +267,9 @@ class Episode:
         self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type), walk_sets=parameter_sets,
                                               walk_set=initial))
         self.walk = self.motion.walk
+        if task.walk_rule and self.walk.turn_set != task.optimized_set:
+            raise ValueError(f"{task.name}: the walk turns in place with set {self.walk.turn_set!r}, not "
+                             f"{task.optimized_set!r} (villa_motion's walk_turn_set)")
         self.phases = task.make_phases()
         if task.game_sets:                            # the dribble names each order's set as in a game
             body = B.Body.from_walk_sets(parameter_sets, robot_type)
@@ -344,7 +354,7 @@ class Episode:
         elif self.task.sprint_rule:
             if B.walk_set(cmd.bearing, cmd.distance) == "sprint":              # the game's §10.3.2 sprint rule
                 name = self.task.optimized_set
-        elif self.task.optimized_set in self.walk.sets:
+        elif self.task.optimized_set in self.walk.sets and not self.task.walk_rule:
             name = self.task.optimized_set
         self.motion.walk_request(A.WalkRequest(A.WALK_NORMALIZED, cmd.x, cmd.y, cmd.theta, name))
 

@@ -19,7 +19,9 @@ direction changes, stop-and-go, a spiral. Each segment is a command held for a t
 §10.4.2); the robot turns toward waypoints for the curve and spiral. Prints per robot type the 10 m speed (m/s), its
 heading change, the joints' saturation, the time from standing to 0.5 m/s, and falls per course. The simulation is
 deterministic: run i starts from seed S + i, seed 0 at the nominal pose, every other within 5 cm and 5° of it, so
-runs are distinct trials. --no-course walks the 10 m alone.
+runs are distinct trials. --no-course walks the 10 m alone. --turns walks, instead of both, a course of in-place
+turns handing over to walks forward, backward and sideways and to stops (villa_bench.courses.TURN_COURSE, 18.5 s):
+where the walk has a turn set (docs/motion.md, "The turn set"), its hand-overs.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ def add_arguments(ap) -> None:
                     help="each command in the set the game's §10.3 rule picks: sprint straight ahead (within 15°, "
                          "hardly turning), goToTarget otherwise (instead of --set)")
     ap.add_argument("--no-course", action="store_true", help="the 10 m forward walk only")
+    ap.add_argument("--turns", action="store_true",
+                    help="instead: a course of in-place turns handing over to walks each way and to stops "
+                         "(courses.TURN_COURSE; the walk's turn set where it has one)")
 
 
 def run(args) -> int:
@@ -54,6 +59,12 @@ def run(args) -> int:
         print(f"{common.world_label(args)}: robot type {rt}, {args.runs} runs (seed {args.seed}), "
               f"{'the game sets (sprint straight ahead)' if args.game_sets else 'set ' + args.set} of "
               f"{args.params or 'walk_params.yaml'}", flush=True)
+        if args.turns:
+            m = courses.measure_course(args, rt, name=name, segments=courses.TURN_COURSE, forward=False)
+            print(f"  turn course ({sum(s for _, s, _ in courses.TURN_COURSE):.1f} s, {len(courses.TURN_COURSE)} "
+                  f"segments): falls per course {np.mean(m['course_falls']):.2f} ({m['course_falls']})"
+                  + (f", in: {', '.join(m['where'])}" if m["where"] else ""), flush=True)
+            continue
         m = courses.measure_course(args, rt, name=name, game_sets=args.game_sets, course=not args.no_course)
         print(f"  10 m forward: {m['speed']:.3f} m/s mean ({m['completed']}/{args.runs} completed, "
               f"{m['forward_falls']} falls); heading change over it (deg): "

@@ -54,13 +54,15 @@ class Turn(courses.Walk):
                                                                                         else self.yaws))
 
 
-def measure(args, rt: int, commands=COMMANDS) -> Iterator[dict]:
+def measure(args, rt: int, commands=COMMANDS, sets=None) -> Iterator[dict]:
+    """A row per command and run: the turn (deg, rate, the last 2 s' rate), the distance moved and any fall; the walk
+    sets `sets`, else args.params' file or the shipped one, walking args.set."""
     w = common.make_world(args, rt)
     rows = []
     try:
         for cmd in commands:
             for run in range(args.runs):
-                engine = courses.walk_engine(rt, args.world, name=args.set, params=args.params)
+                engine = courses.walk_engine(rt, args.world, sets, name=args.set, params=args.params)
                 ep = w.run_episode(Turn(courses.start_pose(0.0, args.seed + run), engine, cmd, args.seconds))
                 moved = math.dist(ep.path[0], ep.path[-1]) if len(ep.path) > 1 else 0.0
                 rows.append({"command": cmd, "run": run, "turned_deg": math.degrees(ep.turned()),

@@ -13,6 +13,9 @@ with a fall and where); a candidate qualifies when no run falls, and the table e
 the best 10 m speed. A run of a dribbling task (positioning, driveBallToGoal) is checked by dribbling instead: `villa
 bench dribble`'s task, `--runs` trials from the task's starts with held-out jitter (drawn from seed S + 1 + i, as
 `villa bench dribble`'s default seed 1 at S = 0); it qualifies without a fall and ranks by the ball's mean progress.
+A turnInPlace run (the walk's turn set) is checked by turning in place both ways (`villa bench walk_turn`) and by a
+course of in-place turns handing over to walks and stops, goToTarget asking as in a game; it qualifies without a
+fall and ranks by its slower turn.
 `--export` writes one candidate as a complete walk parameter file (the start file's sets plus the learned set under
 the task's name), as `villa optimize` writes its best. Without --run the start file's set --set alone walks the table's
 first row, per robot type of --robot-types (a run's candidates walk the run's own robot type).
@@ -132,6 +135,8 @@ def run(args) -> int:
     gens = sorted({g for g in by_gen if g % args.every == 0} | {hist[-1]["generation"]})
     if desc["task"] in ("positioning", "driveBallToGoal"):
         return validate_dribble(args, desc, hist, gens, by_gen, objective, base, rt)
+    if desc["task"] == "turnInPlace":
+        return validate_turn(args, desc, hist, gens, by_gen, objective, base, rt)
     from villa_motion.params import load_parameter_sets
 
     print(f"{common.world_label(args)}: run {args.run}: task {desc['task']}, {hist[-1]['evaluations']} evaluations, "
@@ -215,4 +220,49 @@ def validate_dribble(args, desc: dict, hist: list[dict], gens: list[int], by_gen
     g, which, prog, _ = max(ok, key=lambda r: r[2])
     print(f"best without a fall: generation {g} {which}, ball {prog:.2f} m (start set {start[0]:.2f} m); "
           f"export: --export {g} {which} FILE")
+    return 0
+
+
+def validate_turn(args, desc: dict, hist: list[dict], gens: list[int], by_gen: dict, objective, base: Path,
+                  rt: int) -> int:
+    """A turning run's candidates: `villa bench walk_turn`'s full turn each way for 5 s and courses.TURN_COURSE
+    (in-place turns handing over to walks each way and to standing), --runs times each, goToTarget asking as in a
+    game, so that the walk's turn set walks every in-place turn: turn rates and falls. (The goToTarget course and
+    the 10 m walk turn in place nowhere: the turn set does not change them.)"""
+    from villa_bench.benchmarks import walk_turn
+    from villa_motion.params import load_parameter_sets
+
+    turns = argparse.Namespace(**{**vars(args), "seconds": 5.0, "set": "goToTarget", "params": None})
+    print(f"{common.world_label(args)}: run {args.run}: task turnInPlace, {hist[-1]['evaluations']} evaluations, "
+          f"robot type {rt}; {args.runs} trials per turn and walk (villa bench walk_turn --set goToTarget --seconds 5 "
+          f"--commands 6, its last two; courses.TURN_COURSE; seed {args.seed})", flush=True)
+    print(f"{'candidate':<22} {'task fitness':>12} {'left rad/s':>10} {'right':>6} {'turn falls':>10} "
+          f"{'course falls':>12}")
+
+    def row(label, fit, sets):
+        res = list(walk_turn.measure(turns, rt, walk_turn.COMMANDS[4:6], sets))
+        left = np.mean([r["rate"] for r in res if r["command"][2] > 0])
+        right = -np.mean([r["rate"] for r in res if r["command"][2] < 0])
+        falls = sum(bool(r["fell"]) for r in res)
+        m = courses.measure_course(args, rt, sets, "goToTarget", segments=courses.TURN_COURSE, forward=False)
+        fit_s = f"{fit:12.3f}" if fit is not None else f"{'':>12}"
+        print(f"{label:<22} {fit_s} {left:10.2f} {right:6.2f} {falls:>10} {sum(m['course_falls']):>12}  "
+              f"{', '.join(sorted(set(m['where'])))}", flush=True)
+        return min(left, right), falls == 0 and m["ok"]
+
+    t0 = time.monotonic()
+    start = row("shipped sets", None, load_parameter_sets(base, args.world, robot_type=rt))
+    rows = []
+    for g in gens:
+        h = by_gen[g]
+        for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
+            rows.append((g, which, *row(f"gen {g} {which}", fit, objective.parameter_sets(x))))
+    print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
+    ok = [r for r in rows if r[3]]
+    if not ok:
+        print("no candidate turns and walks without a fall")
+        return 0
+    g, which, rate, _ = max(ok, key=lambda r: r[2])
+    print(f"fastest without a fall: generation {g} {which}, {rate:.2f} rad/s the slower way (shipped sets "
+          f"{start[0]:.2f}); export: --export {g} {which} FILE")
     return 0
