@@ -626,13 +626,13 @@ def test_a_turn_in_place_asked_while_walking_waits_for_the_steps_to_slow_down():
     assert all(n == "turn" for n, _ in names[first:])
 
 
-def test_the_turn_set_is_simsparks_for_robot_type_0_only():
-    """Learned on SimSpark for robot type 0 (walk_params.simspark.yaml); villa sim has none, and on SimSpark the other
-    types' turn set is their goToTarget, so their in-place turns walk goToTarget as before."""
+def test_the_turn_set_is_simsparks_for_robot_types_0_and_4_only():
+    """Learned on SimSpark for robot types 0 and 4 (walk_params.simspark.yaml); villa sim has none, and on SimSpark
+    the other types' turn set is their goToTarget, so their in-place turns walk goToTarget as before."""
     from villa_motion import arbiter as A
 
     for rt in range(5):
         walk = A.MotionArbiter(A.shipped_config(rt, "simspark")).walk
-        assert walk._turn_serves == ({"goToTarget", "sprint"} if rt == 0 else set()), rt
-        assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length or rt != 0
+        assert walk._turn_serves == ({"goToTarget", "sprint"} if rt in (0, 4) else set()), rt
+        assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length or rt not in (0, 4)
     assert "turn" not in A.shipped_config(0, "villa").walk_sets
