@@ -274,10 +274,9 @@ class WalkEngine:
 
     # --- inputs (§10.4.1) -----------------------------------------------------------------------------
     def _switch_set(self, name: str) -> None:
-        if not name or name == self.set_name:
+        """Blend over to set `name` (one of self.sets: _choose_set checks what a command names)."""
+        if name == self.set_name:
             return
-        if name not in self.sets:
-            raise ValueError(f"unknown walk parameter set {name!r}; have {', '.join(self.sets)}")
         self._blend_from, self._blend_t = self.p, 0.0
         self._turn_ended = self.set_name == self.turn_set      # leaving the turn set: its turn ends at the next step
         self.set_name = name
@@ -317,7 +316,7 @@ class WalkEngine:
             vx = vy = vtheta = 0.0
         target = self.sets[self.set_name]
         duration = target.phase_length  # a nominal step (ϕ_end − ϕ_start = 1)
-        v = np.nan_to_num(np.array([vx, vy, vtheta], dtype=float)) * duration
+        v = np.array([vx, vy, vtheta]) * duration
         maxes = np.array([target.max_step_x, target.max_step_y,
                           self._max_turn(target, v[0] / target.max_step_x, v[1] / target.max_step_y)])
         self.desired = np.clip(v, -maxes, maxes)

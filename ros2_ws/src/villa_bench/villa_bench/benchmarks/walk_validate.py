@@ -75,6 +75,15 @@ def run_objective(desc: dict, base_file: Path, world: str = "villa"):
                          robot_type=int(desc.get("robot_type", 0)), world=desc.get("world", world))
 
 
+def candidates(gens: list[int], by_gen: dict):
+    """(generation, "best" | "mean", normalized x, the best's task fitness or None) for each generation of `gens`:
+    its best sample and CMA-ES's mean after it."""
+    for g in gens:
+        h = by_gen[g]
+        yield g, "best", h["x_generation_best"], h["generation_best"]
+        yield g, "mean", h["x_mean"], None
+
+
 HEADER = f"{'candidate':<22} {'task fitness':>12} {'10 m m/s':>9} {'done':>5} {'fwd falls':>9} {'course falls':>12}"
 
 
@@ -148,12 +157,10 @@ def run(args) -> int:
     start = courses.measure_course(args, rt, load_parameter_sets(base, args.world, robot_type=rt), name,
                                    game_sets=game_sets)
     print(_row(f"start set {desc['start_set']}", None, start), flush=True)
-    for g in gens:
-        h = by_gen[g]
-        for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
-            m = courses.measure_course(args, rt, objective.parameter_sets(x), name, game_sets=game_sets)
-            rows.append((g, which, fit, m))
-            print(_row(f"gen {g} {which}", fit, m), flush=True)
+    for g, which, x, fit in candidates(gens, by_gen):
+        m = courses.measure_course(args, rt, objective.parameter_sets(x), name, game_sets=game_sets)
+        rows.append((g, which, fit, m))
+        print(_row(f"gen {g} {which}", fit, m), flush=True)
     ok = [r for r in rows if r[3]["ok"]]
     print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
     if not ok:
@@ -207,11 +214,9 @@ def validate_dribble(args, desc: dict, hist: list[dict], gens: list[int], by_gen
                 courses.dribble_trials(trials, rt, task, load_parameter_sets(base, args.world, robot_type=rt),
                                        verbose=False))
     rows = []
-    for g in gens:
-        h = by_gen[g]
-        for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
-            res = courses.dribble_trials(trials, rt, task, objective.parameter_sets(x), verbose=False)
-            rows.append((g, which, *row(f"gen {g} {which}", fit, res)))
+    for g, which, x, fit in candidates(gens, by_gen):
+        res = courses.dribble_trials(trials, rt, task, objective.parameter_sets(x), verbose=False)
+        rows.append((g, which, *row(f"gen {g} {which}", fit, res)))
     print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
     ok = [r for r in rows if r[3] == 0]
     if not ok:
@@ -251,18 +256,16 @@ def validate_turn(args, desc: dict, hist: list[dict], gens: list[int], by_gen: d
         return min(left, right), falls == 0 and m["ok"]
 
     t0 = time.monotonic()
-    start = row("shipped sets", None, load_parameter_sets(base, args.world, robot_type=rt))
+    start = row("start file's sets", None, load_parameter_sets(base, args.world, robot_type=rt))
     rows = []
-    for g in gens:
-        h = by_gen[g]
-        for which, x, fit in (("best", h["x_generation_best"], h["generation_best"]), ("mean", h["x_mean"], None)):
-            rows.append((g, which, *row(f"gen {g} {which}", fit, objective.parameter_sets(x))))
+    for g, which, x, fit in candidates(gens, by_gen):
+        rows.append((g, which, *row(f"gen {g} {which}", fit, objective.parameter_sets(x))))
     print(f"({len(rows)} candidates in {time.monotonic() - t0:.0f} s)")
     ok = [r for r in rows if r[3]]
     if not ok:
         print("no candidate turns and walks without a fall")
         return 0
     g, which, rate, _ = max(ok, key=lambda r: r[2])
-    print(f"fastest without a fall: generation {g} {which}, {rate:.2f} rad/s the slower way (shipped sets "
+    print(f"fastest without a fall: generation {g} {which}, {rate:.2f} rad/s the slower way (start file's sets "
           f"{start[0]:.2f}); export: --export {g} {which} FILE")
     return 0
