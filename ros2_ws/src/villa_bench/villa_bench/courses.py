@@ -242,7 +242,7 @@ def dribble_trials(args, robot_type: int, task_name: str, params=None,
     try:
         for run in range(args.runs):
             t = task.trial(run, np.random.default_rng(args.seed + run))
-            r = w.run_episode(T.Episode(t, params, robot_type))
+            r = w.run_episode(T.Episode(t, params, robot_type, args.world))
             out.append((r.fitness, r.fell))
             if verbose:
                 print(f"  trial {run}: ball {r.fitness:+.2f} m toward the goal" + (" (robot fell)" if r.fell else ""),

@@ -1,5 +1,6 @@
 """Walk engine (§10.1, §10.4): equations at chosen phases, step-size control, parameter sets, odometry, stopping."""
 
+import itertools
 import math
 from dataclasses import replace
 
@@ -636,3 +637,80 @@ def test_the_turn_set_is_simsparks_for_robot_types_0_and_4_only():
         assert walk._turn_serves == ({"goToTarget", "sprint"} if rt in (0, 4) else set()), rt
         assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length or rt not in (0, 4)
     assert "turn" not in A.shipped_config(0, "villa").walk_sets
+
+
+def _fast_and_slow():
+    fast = replace(P, phase_length=0.1, max_step_x=0.1, delta=0.3, delta_stop=0.5)      # 1.0 m/s
+    slow = replace(P, phase_length=0.2, max_step_x=0.08, delta=0.3)                      # 0.4 m/s
+    return WalkEngine({"goToTarget": slow, "sprint": fast}, "sprint", stop_set="goToTarget")
+
+
+def _walk_fast(w):
+    w.command_normalized(1.0, 0.0, 0.0, "sprint")
+    for _ in range(200):
+        w.update(0.02)
+    assert w.step[0] == pytest.approx(0.1, abs=1e-3)
+
+
+def test_a_faster_set_slows_to_the_stop_sets_speed_before_handing_over():
+    w = _fast_and_slow()
+    _walk_fast(w)
+    seen = []
+    for _ in range(200):
+        w.command_normalized(1.0, 0.0, 0.0, "goToTarget")
+        w.update(0.02)
+        seen.append((w.set_name, w.step[0] / w.sets[w.set_name].phase_length))
+    first = next(i for i, (n, _) in enumerate(seen) if n == "goToTarget")
+    assert first > 0 and all(n == "sprint" for n, _ in seen[:first])
+    assert seen[first - 1][1] <= 1.05 * 0.4 + 1e-9 < seen[0][1]     # wound down to goToTarget's 0.4 m/s first
+    assert all(n == "goToTarget" for n, _ in seen[first:])
+    # the sprint's steps shrank by its own gain (0.3 a step), not at once
+    speeds = [v for _, v in seen[:first]]
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(speeds)) and len(set(speeds)) >= 3
+
+
+def test_a_stop_asked_of_a_faster_set_is_the_stop_sets():
+    w = _fast_and_slow()
+    _walk_fast(w)
+    w.command_stand()
+    assert w.set_name == "sprint" and not w.stop_requested and w.desired[0] == pytest.approx(0.04)
+    names = []
+    for _ in range(300):
+        w.update(0.02)
+        names.append(w.set_name)
+        if w.standing:
+            break
+    assert w.standing and names[-1] == "goToTarget" and names[0] == "sprint"
+    # a walk asked meanwhile cancels the stop
+    _walk_fast(w)
+    w.command_stand()
+    w.command_normalized(1.0, 0.0, 0.0, "sprint")
+    for _ in range(100):
+        w.update(0.02)
+    assert w.set_name == "sprint" and w.walking and w.step[0] == pytest.approx(0.1, abs=1e-3)
+
+
+def test_without_a_stop_set_sets_switch_and_stop_as_before():
+    w = _fast_and_slow()
+    w.stop_set = ""
+    _walk_fast(w)
+    w.command_normalized(1.0, 0.0, 0.0, "goToTarget")
+    assert w.set_name == "goToTarget"
+    w.command_stand()
+    assert w.stop_requested
+    slower = _fast_and_slow()                                # a set as slow as the stop set stops itself
+    slower.command_normalized(0.2, 0.0, 0.0, "sprint")
+    for _ in range(100):
+        slower.update(0.02)
+    slower.command_stand()
+    assert slower.stop_requested and slower.set_name == "sprint"
+
+
+def test_the_stop_set_is_simsparks_goToTarget():
+    from villa_motion import arbiter as A
+
+    assert A.shipped_config(0, "simspark").stop_set == "goToTarget"
+    assert A.shipped_config(0, "villa").stop_set == "" and A.shipped_config(0, "naoqi").stop_set == ""
+    off = A.MotionConfig.from_params(A.motion_parameters({"simulator": "simspark", "walk_stop_set": "none"}))
+    assert off.stop_set == ""
+    assert A.MotionArbiter(A.shipped_config(0, "simspark")).walk.stop_set == "goToTarget"

@@ -197,6 +197,7 @@ class MotionConfig:
     outward_turn: bool = True     # the walk turns with outward foot yaw only (simulators); not on a physical Nao
     turn_set: str = ""            # the walk set an in-place turn of a `turn_from` set walks ("" or absent: none)
     turn_from: tuple[str, ...] = ()
+    stop_set: str = ""            # the walk set a faster walk slows to before it hands over to it or stops ("": none)
     odometry_heading: str = "gyro"  # the odometry's heading change: "gyro" (the IMU's yaw rate while upright, in
     #                               every mode) or "walk" (the walk's steps, as told)
 
@@ -222,6 +223,7 @@ class MotionConfig:
                    outward_turn=simulator != "naoqi",
                    turn_set=str(p.get("walk_turn_set", "")),
                    turn_from=tuple(str(v) for v in p.get("walk_turn_from", ())),
+                   stop_set=_stop_set(str(p.get("walk_stop_set", "")), simulator),
                    odometry_heading=_heading_source(str(p.get("odometry_heading", "")), simulator))
 
 
@@ -236,6 +238,14 @@ def _heading_source(v: str, simulator: str) -> str:
     if v not in ODOMETRY_HEADINGS:
         raise ValueError(f"odometry_heading must be one of {', '.join(ODOMETRY_HEADINGS)} (or \"\"), got {v!r}")
     return v
+
+
+def _stop_set(v: str, simulator: str) -> str:
+    """walk_stop_set `v`: a set name, "none", or "" for the world's own: goToTarget on SimSpark, where the sprint
+    learned there walks twice goToTarget's speed (docs/motion.md, "The stop set"), none elsewhere."""
+    if v == "":
+        return "goToTarget" if simulator == "simspark" else ""
+    return "" if v == "none" else v
 
 
 def _nonnegative(p: Mapping[str, Any], name: str) -> float:
@@ -271,7 +281,8 @@ class MotionArbiter:
         self.log = log or _default_log
         self.robot_type = config.robot_type
         self.walk = WalkEngine(config.walk_sets, config.walk_set, config.robot_type, outward_turn=config.outward_turn,
-                               turn_set=config.turn_set, turn_from=config.turn_from)
+                               turn_set=config.turn_set, turn_from=config.turn_from,
+                               stop_set=config.stop_set)
         self.skills, self.kicks = config.skills, config.kicks
         missing = {"stand", *GETUP_SKILLS.values()} - set(self.skills)
         if missing:

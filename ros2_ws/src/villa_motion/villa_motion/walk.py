@@ -80,6 +80,8 @@ IN_PLACE = 0.05          # normalized x and y below which a turn command counts 
 IN_PLACE_SPEED = 0.01    # m/s, the same for velocity commands
 TURN_ENTRY = 0.10        # the turn set takes over a walk once its steps are below this fraction of the maximum
 TURN_EXIT = 0.10         # ... and hands over to a walk once its turn is below this fraction of its turn in place
+HAND_OVER = 1.05         # a faster set hands over to the stop set once its speeds are within this factor of the stop
+                         # set's maximum speeds
 
 
 def turn_input(angle: float) -> float:
@@ -227,7 +229,8 @@ class WalkEngine:
 
     def __init__(self, parameter_sets: dict[str, WalkParams], initial: str | None = None, robot_type: int = 0,
                  blend_time: float = 0.5, com_delay: float = 0.08, jog_time: float = 0.5,
-                 outward_turn: bool = True, turn_set: str = "", turn_from: tuple[str, ...] = ()) -> None:
+                 outward_turn: bool = True, turn_set: str = "", turn_from: tuple[str, ...] = (),
+                 stop_set: str = "") -> None:
         if not parameter_sets:
             raise ValueError("the walk needs at least one parameter set")
         self.sets = {k: v.validate() for k, v in parameter_sets.items()}
@@ -241,6 +244,11 @@ class WalkEngine:
         # the sets it serves: those it differs from (a robot type whose turn set inherits its goToTarget has none)
         self._turn_serves = {n for n in self.turn_from if n in self.sets and turn_set in self.sets
                              and self.sets[n] != self.sets[turn_set]}
+        # a switch from a faster walk to `stop_set`, and a stop asked of it, first slow the faster walk's steps to the
+        # stop set's maximum speeds; the stop set then walks on, or stops (docs/motion.md, "The stop set")
+        self.stop_set = stop_set if stop_set in self.sets else ""
+        self._handing = False                    # a faster set winds down to the stop set's speeds
+        self._stop_after = False                 # ... and the stop set then stops
         self._asked = self.set_name
         self._turn_ended = False
         self._blend_from: WalkParams | None = None
@@ -281,50 +289,88 @@ class WalkEngine:
         self._turn_ended = self.set_name == self.turn_set      # leaving the turn set: its turn ends at the next step
         self.set_name = name
 
-    def _choose_set(self, parameter_set: str, in_place_turn: bool) -> bool:
+    def _choose_set(self, parameter_set: str, in_place_turn: bool) -> str:
         """Walk `parameter_set` ("" = the set asked last), or the turn set for an in-place turn of a set it serves.
         Between the two the steps slow down first: a walk's before the turn set takes over (TURN_ENTRY), the turn
-        set's turn before a walk does (TURN_EXIT). True while the turn set winds its turn down (the step then asks
-        for no motion)."""
+        set's turn before a walk does (TURN_EXIT); so do a faster walk's before the stop set takes over (HAND_OVER).
+        Returns "" to walk the set chosen, "still" while the turn set winds its turn down (the step then asks for no
+        motion), "slow" while a faster set winds down to the stop set's speeds (the command is the stop set's)."""
         if parameter_set and parameter_set not in self.sets:
             raise ValueError(f"unknown walk parameter set {parameter_set!r}; have {', '.join(self.sets)}")
         self._asked = parameter_set or self._asked
+        self._stop_after = False
         turn = in_place_turn and self._asked in self._turn_serves
         if turn and self.set_name != self.turn_set:      # from a walk: the set asked slows its steps down first
             p = self.sets[self.set_name]
             turn = max(abs(self.step[0]) / p.max_step_x, abs(self.step[1]) / p.max_step_y) <= TURN_ENTRY
         elif not turn and self.set_name == self.turn_set and self.walking:   # to a walk: the turn winds down first
             if abs(self.step[2]) > TURN_EXIT * self._max_turn(self.sets[self.turn_set], 0.0, 0.0):
-                return True
-        self._switch_set(self.turn_set if turn else self._asked)
-        return False
+                return "still"
+        name = self.turn_set if turn else self._asked
+        self._handing = name == self.stop_set and self._faster_than_stop_set()
+        if self._handing:
+            return "slow"
+        self._switch_set(name)
+        return ""
+
+    def _faster_than_stop_set(self) -> bool:
+        """True while a walk other than the stop set and the turn set steps faster than the stop set's maximum."""
+        if not self.stop_set or not self.walking or self.set_name in (self.stop_set, self.turn_set):
+            return False
+        return bool(np.any(np.abs(self.step[:2]) > HAND_OVER * self._stop_caps()))
+
+    def _stop_caps(self) -> np.ndarray:
+        """The stop set's maximum forward and sideways speeds in steps of the set walked (m per step)."""
+        s, p = self.sets[self.stop_set], self.sets[self.set_name]
+        return np.array([s.max_step_x, s.max_step_y]) / s.phase_length * p.phase_length
+
+    def _slowed(self, velocity: np.ndarray) -> np.ndarray:
+        """`velocity` (m/s, m/s, rad/s) as steps of the set walked, forward and sideways within the stop set's
+        maximum speeds: the command while a faster set hands over to the stop set."""
+        p = self.sets[self.set_name]
+        caps = np.minimum(self._stop_caps(), (p.max_step_x, p.max_step_y))
+        out = velocity * p.phase_length
+        out[:2] = np.clip(out[:2], -caps, caps)
+        out[2] = np.clip(out[2], -p.max_step_theta, p.max_step_theta)
+        return out
 
     def command_normalized(self, x: float, y: float, theta: float, parameter_set: str = "") -> None:
         """x, y, theta in [-1, 1]: fractions of the parameter set's maximum step sizes."""
         v = np.clip(np.nan_to_num(np.array([x, y, theta], dtype=float)), -1.0, 1.0)
-        if self._choose_set(parameter_set, abs(v[0]) < IN_PLACE and abs(v[1]) < IN_PLACE and v[2] != 0.0):
+        mode = self._choose_set(parameter_set, abs(v[0]) < IN_PLACE and abs(v[1]) < IN_PLACE and v[2] != 0.0)
+        if mode == "still":
             v = np.zeros(3)
-        target = self.sets[self.set_name]
-        self.desired = v * np.array([target.max_step_x, target.max_step_y, self._max_turn(target, v[0], v[1])])
+        target = self.sets[self.stop_set if mode == "slow" else self.set_name]
+        steps = v * np.array([target.max_step_x, target.max_step_y, self._max_turn(target, v[0], v[1])])
+        self.desired = self._slowed(steps / target.phase_length) if mode == "slow" else steps
         self.stop_requested = False
         self.walking = True
 
     def command_velocity(self, vx: float, vy: float, vtheta: float, parameter_set: str = "") -> None:
         """m/s and rad/s in the robot frame: step sizes = velocity x step duration."""
         vx, vy, vtheta = np.nan_to_num(np.array([vx, vy, vtheta], dtype=float))
-        if self._choose_set(parameter_set, abs(vx) < IN_PLACE_SPEED and abs(vy) < IN_PLACE_SPEED and vtheta != 0.0):
+        mode = self._choose_set(parameter_set, abs(vx) < IN_PLACE_SPEED and abs(vy) < IN_PLACE_SPEED
+                                and vtheta != 0.0)
+        if mode == "still":
             vx = vy = vtheta = 0.0
-        target = self.sets[self.set_name]
+        target = self.sets[self.stop_set if mode == "slow" else self.set_name]
         duration = target.phase_length  # a nominal step (ϕ_end − ϕ_start = 1)
         v = np.array([vx, vy, vtheta]) * duration
         maxes = np.array([target.max_step_x, target.max_step_y,
                           self._max_turn(target, v[0] / target.max_step_x, v[1] / target.max_step_y)])
-        self.desired = np.clip(v, -maxes, maxes)
+        steps = np.clip(v, -maxes, maxes)
+        self.desired = self._slowed(steps / duration) if mode == "slow" else steps
         self.stop_requested = False
         self.walking = True
 
     def command_stand(self) -> None:
-        """§10.4.3: jog in place for jog_time, then stand."""
+        """§10.4.3: jog in place for jog_time, then stand. A set faster than the stop set first slows to the stop
+        set's speeds, which then stops."""
+        if self._faster_than_stop_set():
+            self._asked, self._handing, self._stop_after = self.stop_set, True, True
+            self.desired = np.zeros(3)
+            self.desired[:2] = self._slowed(self.step / self.sets[self.set_name].phase_length)[:2]
+            return
         if not self.stop_requested:
             self._jog_left = self.jog_time
         self.stop_requested = True
@@ -338,6 +384,7 @@ class WalkEngine:
         self.desired = np.zeros(3)
         self.step[:] = 0.0
         self._jog_left = 0.0
+        self._handing = self._stop_after = False
         self._prev_stance = None
         self._placed_yaw = 0.0
         self._reset_heading()
@@ -389,6 +436,13 @@ class WalkEngine:
 
     def _new_step(self, p: WalkParams) -> None:
         """Swap stance and swing foot; the new pendulum starts where the lateral positions match (§10.1)."""
+        if self._handing and not self._faster_than_stop_set():   # wound down: the stop set walks on, or stops
+            self._handing = False
+            self.desired *= self.sets[self.stop_set].phase_length / self.sets[self.set_name].phase_length
+            self._switch_set(self.stop_set)
+            if self._stop_after:
+                self._stop_after = False
+                self.command_stand()
         k = self._k(p)
         alpha = 6.0 - math.cosh(0.5 * k * self.phi_end)
         self.phi_start = -math.acosh(alpha) / (0.5 * k) if alpha >= 1.0 else -0.5
@@ -402,7 +456,7 @@ class WalkEngine:
                           self._max_turn(p, self.desired[0] / p.max_step_x, self.desired[1] / p.max_step_y)])
         desired = np.clip(self.desired, -maxes, maxes)
         # P control of step sizes; stopping decays faster so the jog in place (§10.4.3) ends soon after 0.5 s
-        gain = np.full(3, max(p.delta, p.delta_stop) if self.stop_requested else p.delta)
+        gain = np.full(3, max(p.delta, p.delta_stop) if self.stop_requested or self._stop_after else p.delta)
         old = self.step
         if p.delta_forward > 0.0 and desired[0] > old[0] >= 0.0:     # speeding up forward (deviation, docs/motion.md)
             gain[0] = p.delta_forward

@@ -102,12 +102,13 @@ class KickEpisode:
 
     CYCLE = 0.02
 
-    def __init__(self, trial: KickTrial, kick: KK.KickDef, walk_sets, robot_type: int = 0, spread: float = 0.0
-                 ) -> None:
+    def __init__(self, trial: KickTrial, kick: KK.KickDef, walk_sets, robot_type: int = 0, spread: float = 0.0,
+                 simulator: str = "villa") -> None:
         self.task = trial
         self.kick = kick
         self.spread = spread        # rad: any direction this near the target's will do (behaviours.window_direction)
-        self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type), walk_sets=walk_sets, walk_set="goToTarget",
+        self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type, simulator), walk_sets=walk_sets,
+                                              walk_set="goToTarget",
                                               kicks={kick.name: kick}), log=lambda level, text: None)
         self.behaviour = B.KickBehaviour({kick.name: kick}, B.Body.from_walk_sets(walk_sets, robot_type),
                                          reach_margin=REACH_MARGIN)
@@ -282,7 +283,7 @@ class KickEvaluator:
 
         self.o = objective
         self.kick = objective.kicks()[f"{objective.kick_name}_L"]
-        self.walk_sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"),
+        self.walk_sets = load_parameter_sets(config_path("villa_motion", "walk_params.yaml"), objective.world,
                                              robot_type=objective.robot_type)
         self.world = make_world(objective.world, objective.robot_type, seed=worker + 1, socket=objective.socket)
         self.rng = np.random.default_rng(worker + 1)
@@ -292,7 +293,8 @@ class KickEvaluator:
 
     def episodes(self, kick: KK.KickDef) -> list:
         if not self.o.standing:
-            return [KickEpisode(t, kick, self.walk_sets, self.o.robot_type) for t in self.trials()]
+            return [KickEpisode(t, kick, self.walk_sets, self.o.robot_type, simulator=self.o.world)
+                    for t in self.trials()]
         from villa_optimize.standing_kick import KickTrial as StandingTrial
         from villa_optimize.standing_kick import StandingKickEpisode
 

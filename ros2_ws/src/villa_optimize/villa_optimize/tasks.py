@@ -261,10 +261,11 @@ class Episode:
 
     CYCLE = 0.02
 
-    def __init__(self, task: Task, parameter_sets: dict[str, WalkParams], robot_type: int = 0) -> None:
+    def __init__(self, task: Task, parameter_sets: dict[str, WalkParams], robot_type: int = 0,
+                 simulator: str = "villa") -> None:
         self.task = task
         initial = task.base_set if task.base_set in parameter_sets else task.optimized_set
-        self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type), walk_sets=parameter_sets,
+        self.motion = A.MotionArbiter(replace(A.shipped_config(robot_type, simulator), walk_sets=parameter_sets,
                                               walk_set=initial))
         self.walk = self.motion.walk
         if task.walk_rule and self.walk.turn_set != task.optimized_set:

@@ -145,7 +145,7 @@ class InProcessWorld:
         self._idle = idle_walk(robot_type)
 
     def run(self, task: Task, sets: dict[str, WalkParams]) -> EpisodeResult:
-        return self.run_episode(Episode(task, sets, self.robot_type))
+        return self.run_episode(Episode(task, sets, self.robot_type, self.name))
 
     def run_episode(self, ep):
         """Run any episode (see the module docstring) to its end."""
@@ -282,7 +282,7 @@ class _SocketWorld:
 
     # --- evaluation -------------------------------------------------------------------------------------------
     def run(self, task: Task, sets: dict[str, WalkParams]) -> EpisodeResult:
-        return self.run_episode(Episode(task, sets, self.robot_type))
+        return self.run_episode(Episode(task, sets, self.robot_type, self.name))
 
     def run_episode(self, episode):
         """Run any episode (see the module docstring) to its end."""

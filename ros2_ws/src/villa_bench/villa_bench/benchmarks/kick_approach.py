@@ -90,7 +90,8 @@ def run(args) -> int:
         for name in names:
             world = common.make_world(args, rt)
             try:
-                res = [world.run_episode(KickEpisode(t, kicks[name], walk_sets, rt, args.spread))
+                res = [world.run_episode(KickEpisode(t, kicks[name], walk_sets, rt, args.spread,
+                                                     simulator=args.world))
                        for t in approach_trials(kicks[name], args.runs)]
             finally:
                 world.close()
