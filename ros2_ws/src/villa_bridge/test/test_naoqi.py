@@ -68,6 +68,16 @@ def test_sensors_come_out_in_si_units(robot):
     assert r.foot("R")[0] is False
 
 
+def test_closing_the_body_closes_its_session(robot):
+    url, _, _ = robot
+    session = N.connect(url, 2.0)
+    body = N.NaoqiBody(session)
+    assert session.isConnected()
+    body.close()
+    assert not session.isConnected() and body.session is None and body.motion is None
+    body.close()                                          # twice: nothing left to close
+
+
 def test_unreachable_address_fails_within_the_timeout():
     t0 = time.monotonic()
     with pytest.raises(N.NaoqiError, match="tcp://127.0.0.1:1"):

@@ -157,6 +157,16 @@ class NaoqiBody:
     def rest(self) -> None:
         self.motion.rest()
 
+    def close(self) -> None:
+        """Drop the service proxies and close the session (libqi's objects alive at interpreter exit can abort it)."""
+        self.memory = self.motion = self.posture = self.dcm = None
+        session, self.session = self.session, None
+        if session is not None:
+            try:
+                session.close()
+            except Exception:  # a session already lost has nothing left to close
+                pass
+
 
 class Watchdog:
     """Fires once when no targets arrived for longer than `timeout` seconds; re-arms on the next target."""

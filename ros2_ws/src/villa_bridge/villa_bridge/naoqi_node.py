@@ -115,7 +115,8 @@ class NaoqiBridgeNode(Node):
         with self._lock:
             if self.body is None:
                 return
-            self.body = None
+            body, self.body = self.body, None
+        body.close()
         self.get_logger().error(f"naoqi_bridge: lost the robot at {self.url}: {e}; reconnecting")
         self._start_connecting()
 
@@ -170,6 +171,7 @@ class NaoqiBridgeNode(Node):
                 self.get_logger().info("naoqi_bridge: robot at rest, stiffness off")
             except Exception as e:  # the robot is already gone: nothing else to do
                 self.get_logger().warning(f"naoqi_bridge: could not put the robot to rest: {e}")
+            body.close()
         super().destroy_node()
 
 

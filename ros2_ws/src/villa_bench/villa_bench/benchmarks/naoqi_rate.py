@@ -11,6 +11,7 @@ Needs the `qi` package (libqi's Python binding).
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import sys
 import threading
@@ -87,4 +88,8 @@ def run(a) -> int:
     finally:
         rclpy.try_shutdown()
         server.close()
+        # libqi's objects destroyed by the interpreter's exit, while libqi's threads still run, abort it at times
+        # ("terminate called without an active exception"): release them here, while everything is alive
+        del server, fakes
+        gc.collect()
     return 0
