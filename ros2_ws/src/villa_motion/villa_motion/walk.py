@@ -324,15 +324,23 @@ class WalkEngine:
         s, p = self.sets[self.stop_set], self.sets[self.set_name]
         return np.array([s.max_step_x, s.max_step_y]) / s.phase_length * p.phase_length
 
-    def _slowed(self, velocity: np.ndarray) -> np.ndarray:
-        """`velocity` (m/s, m/s, rad/s) as steps of the set walked, forward and sideways within the stop set's
-        maximum speeds: the command while a faster set hands over to the stop set."""
+    def _capped(self, steps: np.ndarray) -> np.ndarray:
+        """`steps` (x, y, theta) of the set walked, forward and sideways within the stop set's maximum speeds and the
+        turn within the set's own limit: the command while a faster set hands over to the stop set."""
         p = self.sets[self.set_name]
         caps = np.minimum(self._stop_caps(), (p.max_step_x, p.max_step_y))
-        out = velocity * p.phase_length
+        out = np.array(steps, dtype=float)
         out[:2] = np.clip(out[:2], -caps, caps)
         out[2] = np.clip(out[2], -p.max_step_theta, p.max_step_theta)
         return out
+
+    def _desire(self, steps: np.ndarray, target: WalkParams, slow: bool) -> None:
+        """Walk toward `steps` of set `target`; while a faster set slows (`slow`), the same speeds in its own steps,
+        capped (_capped)."""
+        self.desired = self._capped(steps / target.phase_length * self.sets[self.set_name].phase_length) if slow \
+            else steps
+        self.stop_requested = False
+        self.walking = True
 
     def command_normalized(self, x: float, y: float, theta: float, parameter_set: str = "") -> None:
         """x, y, theta in [-1, 1]: fractions of the parameter set's maximum step sizes."""
@@ -341,10 +349,8 @@ class WalkEngine:
         if mode == "still":
             v = np.zeros(3)
         target = self.sets[self.stop_set if mode == "slow" else self.set_name]
-        steps = v * np.array([target.max_step_x, target.max_step_y, self._max_turn(target, v[0], v[1])])
-        self.desired = self._slowed(steps / target.phase_length) if mode == "slow" else steps
-        self.stop_requested = False
-        self.walking = True
+        self._desire(v * np.array([target.max_step_x, target.max_step_y, self._max_turn(target, v[0], v[1])]),
+                     target, mode == "slow")
 
     def command_velocity(self, vx: float, vy: float, vtheta: float, parameter_set: str = "") -> None:
         """m/s and rad/s in the robot frame: step sizes = velocity x step duration."""
@@ -358,18 +364,14 @@ class WalkEngine:
         v = np.array([vx, vy, vtheta]) * duration
         maxes = np.array([target.max_step_x, target.max_step_y,
                           self._max_turn(target, v[0] / target.max_step_x, v[1] / target.max_step_y)])
-        steps = np.clip(v, -maxes, maxes)
-        self.desired = self._slowed(steps / duration) if mode == "slow" else steps
-        self.stop_requested = False
-        self.walking = True
+        self._desire(np.clip(v, -maxes, maxes), target, mode == "slow")
 
     def command_stand(self) -> None:
         """§10.4.3: jog in place for jog_time, then stand. A set faster than the stop set first slows to the stop
         set's speeds, which then stops."""
         if self._faster_than_stop_set():
             self._asked, self._handing, self._stop_after = self.stop_set, True, True
-            self.desired = np.zeros(3)
-            self.desired[:2] = self._slowed(self.step / self.sets[self.set_name].phase_length)[:2]
+            self.desired = self._capped(np.array([self.step[0], self.step[1], 0.0]))
             return
         if not self.stop_requested:
             self._jog_left = self.jog_time
