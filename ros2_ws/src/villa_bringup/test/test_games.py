@@ -237,6 +237,116 @@ def test_accounting_counts_a_fall_once_and_the_time_down():
     assert s["falls_by_cause"] == {"unknown motion": 2} and s["fall_log"][0]["ball"] == pytest.approx(1.0)
 
 
+def test_accounting_measures_field_players_speeds_in_play_over_one_second_windows():
+    """A field player walking 0.5 m/s in play gives 0.5 per 1-s window; a window while down, out of play or moved by
+    the referee gives none; the goalie (unum 1) is not a field player."""
+    from villa_bringup.accounting import Accounting
+    from villa_sim.trainer import GroundTruth, PlayerTruth
+
+    acc = Accounting("villa", "other")
+    x = 0.0
+    for i in range(41):                               # 8 s sampled every 0.2 s
+        t = 0.2 * i
+        mode = "KickIn_Left" if 10 <= i < 15 else "PlayOn"     # 2..3 s out of play
+        up = 0.1 if 20 <= i < 25 else 1.0                      # 4..5 s down
+        x += 0.1 if i else 0.0                                 # 0.5 m/s
+        if i == 32:                                            # the referee moves it 2 m at 6.4 s
+            x += 2.0
+        players = {("left", 2): PlayerTruth("villa", "left", 2, (x, 0.0, 0.3), _tilted(up)),
+                   ("left", 1): PlayerTruth("villa", "left", 1, (-14.0 + 0.2 * i, 0.0, 0.3), _tilted(1.0))}
+        acc.sample(GroundTruth(t, t, mode, 0, 0, (0.0, 0.0, 0.04), (0.0, 0.0, 0.0), players))
+    s = acc.summary("left")
+    # windows 0-1, 5-6 and 6.6-7.6 s: 1-2 ends out of play, 3-4 down, 6-7 relocated (at 6.4 s)
+    assert s["speeds"] == pytest.approx([0.5] * 3) and s["speed_median"] == pytest.approx(0.5)
+    assert s["speed_p90"] == pytest.approx(0.5)
+    assert acc.summary("right")["speeds"] == [] and acc.summary("right")["speed_median"] is None
+    game = {"game": 0, "seed": 1, "server": "simspark", "players": 2, "duration": 8.0, "wall": 1.0, "cpu": 1.0,
+            "goal_difference": 0, "result": "D"}
+    game["A"] = {**s, "kicks_requested": 0, "kicks_executed": 0, "kicks_refused": 0, "first_kick": None,
+                 "variant": "villa", "errors": 0, "cycles": 1, "late_cycles": 0}
+    game["B"] = {**acc.summary("right"), "kicks_requested": None, "kicks_executed": None, "kicks_refused": None,
+                 "first_kick": None, "variant": "external", "errors": None, "cycles": None, "late_cycles": None}
+    sm = G.summarize([game, {**game, "A": {**game["A"], "speeds": [1.0, 1.0, 0.4, 0.4]}}])
+    assert sm["A"]["speed_windows"] == 7 and sm["A"]["speed_median"] == pytest.approx(0.5)   # pooled over games
+    assert sm["B"]["kicks_requested"] is None and sm["B"]["late_cycles"] is None
+    text = G.table(sm)
+    assert "speed in play" in text and "n/a (external)" in text
+
+
+def test_an_external_team_configuration_is_checked_and_fills_in_its_command(tmp_path):
+    from villa_bringup.games.spec import external_team
+    from villa_bringup.team_config import ConfigError, default_path
+    from villa_nao.params import share_path
+
+    shipped = external_team(share_path("villa_bringup", "config", "opponent_utbase.yaml"))
+    assert shipped.name == "UTBase" and shipped.types[:3] == (0, 0, 1)
+    argv = shipped.argv("127.0.0.1", 3456, "UT", 3, str(tmp_path))
+    assert argv[0] == "./agentspark" and ["--port", "3456"] == argv[argv.index("--port"):argv.index("--port") + 2]
+    assert "--unum" in argv and argv[argv.index("--unum") + 1] == "3" and "paramfiles/defaultParams_t1.txt" in argv
+    assert external_team(default_path()) is None           # a villa team configuration
+    bad = {"no command": "external: {name: X}",
+           "unknown placeholder": "external: {command: [a, '{port}', '{unum}', '{colour}']}",
+           "no unum": "external: {command: [a, '{port}']}",
+           "types": "external: {command: [a, '{port}', '{unum}'], types: [0, 9]}",
+           "cwd": f"external: {{command: [a, '{{port}}', '{{unum}}'], cwd: {tmp_path / 'nowhere'}}}",
+           "key": "external: {command: [a, '{port}', '{unum}'], colour: red}"}
+    for what, text in bad.items():
+        f = tmp_path / "t.yaml"
+        f.write_text(text)
+        with pytest.raises(ConfigError) as e:
+            external_team(f)
+        assert str(f) in str(e.value), what
+    with pytest.raises(ConfigError, match="SimSpark only"):
+        _specs(tmp_path, opponent_config=str(share_path("villa_bringup", "config", "opponent_utbase.yaml")))
+
+
+def _external(tmp_path, script: str):
+    """A configuration whose players run `script` (python) with the port and the unum as arguments."""
+    f = tmp_path / "ext.yaml"
+    f.write_text(f"external: {{name: Ext, command: [{sys.executable}, -c, {json.dumps(script)}, '{{port}}', "
+                 f"'{{unum}}']}}\n")
+    return str(f)
+
+
+def test_an_external_player_that_exits_is_reported_with_its_code_and_log(tmp_path):
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    cfg = _external(tmp_path, "import sys; print('no agent here'); sys.exit(3)")
+    spec = _specs(tmp_path, duration=2.0, server="simspark", opponent_config=cfg, connect_timeout=20.0)[0]
+    with pytest.raises(G.GameError, match=r"Ext #1 exited with code 3 .*no agent here"):
+        G.play_game(spec, threading.Event())
+
+
+def test_a_game_against_the_ut_austin_villa_base_code(tmp_path):
+    """2 v 2 on the real SimSpark against the base code's simple-soccer team, its players started by the shipped
+    configuration's command: both teams on the field and accounted from the truth; its processes stopped after."""
+    import psutil
+
+    from villa_nao.params import share_path
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    cfg = share_path("villa_bringup", "config", "opponent_utbase.yaml")
+    if not os.access("/opt/utaustinvilla3d/agentspark", os.X_OK):
+        pytest.skip("the UT Austin Villa base code is not installed (../shared/utaustinvilla3d/install.sh)")
+    specs = _specs(tmp_path, duration=12.0, server="simspark", opponent_config=str(cfg), games=2)
+    for spec in specs:                               # villa on the left, then on the right
+        r = G.play_game(spec, threading.Event())
+        a, b = r["A"], r["B"]
+        assert r["duration"] >= 12.0 and b["team"] == "UTBase" and b["external"] and not a["external"]
+        assert (a["side"], b["side"]) == (("left", "right") if spec.a_left else ("right", "left"))
+        assert a["errors"] == 0 and a["loc_samples"] > 0 and b["loc_samples"] == 0
+        assert b["speeds"], b                        # its field player walked in play
+        assert b["kicks_requested"] is None and r["cpu_external"] > 0.0
+        pids = [int(x) for x in (tmp_path / f"game{spec.index:04d}" / "UTBase.pids").read_text().split()]
+        assert len(pids) == 2 and not [p for p in pids if psutil.pid_exists(p)]    # stopped when the game ended
+
+
 def test_a_fall_is_logged_with_its_cause():
     from villa_bringup.accounting import Accounting, MotionContext, fall_cause
     from villa_sim.trainer import GroundTruth, PlayerTruth

@@ -56,6 +56,46 @@ def test_match_refuses_bad_arguments():
     assert r.returncode == 2 and "villa sim ends a game after 600 simulated s" in r.stderr
 
 
+def _utbase():
+    from villa_nao.params import share_path
+
+    return str(share_path("villa_bringup", "config", "opponent_utbase.yaml"))
+
+
+def test_match_against_an_external_team_needs_simspark():
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--opponent-config", _utbase()],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "external team plays on the real SimSpark only" in r.stderr, r.stderr
+
+
+def test_a_match_against_the_ut_austin_villa_base_code_on_simspark(tmp_path, ros_domain):
+    """villa's nodes on the left against the base code's simple-soccer players, which villa starts from the shipped
+    configuration and stops after; both teams in the table, the base code accounted from the truth."""
+    import os
+
+    import psutil
+
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    if not os.access("/opt/utaustinvilla3d/agentspark", os.X_OK):
+        pytest.skip("the UT Austin Villa base code is not installed (../shared/utaustinvilla3d/install.sh)")
+    r = subprocess.run([sys.executable, "-m", "villa_bringup.cli", "match", "--server", "simspark", "--duration", "15",
+                        "--opponent-config", _utbase(), "--log-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=480)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "kick-off: villa (left) v UTBase (right)" in r.stdout and "speed in play" in r.stdout
+    result = json.loads((tmp_path / "result.json").read_text())
+    left, right = result["teams"]["left"], result["teams"]["right"]
+    assert right["team"] == "UTBase" and right["loc_samples"] == 0 and right["speeds"]
+    assert left["loc_samples"] > 0 and result["cpu_seconds"]["UTBase"] > 0
+    assert (tmp_path / "UTBase" / "UTBase-1.log").exists()
+    pids = [int(x) for x in (tmp_path / "UTBase" / "UTBase.pids").read_text().split()]
+    assert len(pids) == 2 and not [p for p in pids if psutil.pid_exists(p)]     # stopped when the match ended
+
+
 def test_players_stand_and_walk_in_real_time_mode(tmp_path, ros_domain):
     """--realtime: the server paces 20 ms cycles and waits for nobody; the bridges (not in sync mode)
     answer every perception, count the late ones, and the players stand through the kick-off wait and walk. How many

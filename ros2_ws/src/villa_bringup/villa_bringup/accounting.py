@@ -7,8 +7,10 @@ falls (a robot whose torso up-axis drops below FALLEN_UPRIGHT; one per fall: a f
 stood upright, up-axis above RECOVERED_UPRIGHT, for RECOVERED_TIME, so a get-up that folds the torso forward or fails
 and starts again is not counted as new falls), the share of robot samples down, and each upright robot's localization
 error (its own pose estimate against the truth, in its team's field frame), per kick-off the s until the ball moved
-off its spot, and the free kicks each team was awarded (a foul of the other team's: on SimSpark mostly a set piece's
-taker touching the ball twice).
+off its spot, the free kicks each team was awarded (a foul of the other team's: on SimSpark mostly a set piece's
+taker touching the ball twice), and the field players' speeds in play: each robot's track cut into SPEED_WINDOW-s
+windows, a window counted when the robot stood upright (up-axis above RECOVERED_UPRIGHT) in play on through all of it
+and was not moved by the referee (the goalie, unum 1, left out).
 
 Every fall is logged with its context, to find its cause: the ball's distance and the nearest other
 robot's from the truth (when the fall is detected, and the closest any came in the CONTACT_WINDOW before: a teammate or
@@ -38,6 +40,9 @@ WALKING = 0.05                # m/s: slower than this (and not turning) the walk
 ATTACK_THIRD = F.HALF_LENGTH / 3   # m: the ball beyond this x (team frame) is in the team's attacking third
 KICKOFF_MOVED = 0.3           # m from its spot at the kick-off: the ball moved this far has been kicked off
 KICKOFF_KICK_WITHIN = 3.0     # s: a kick-off kicked within this is kicked at once (§11.2.1)
+SPEED_WINDOW = 1.0            # s: the windows a field player's speed in play is measured over
+RELOCATED = 3.0               # m/s between two samples: faster than any robot walks, a referee's relocation or a beam
+GOALIE_UNUM = 1               # the goalie's unum (villa's and the league's convention): not a field player's speed
 FREE_KICK_MODES = {"free_kick_left": "left", "direct_free_kick_left": "left",      # play mode -> the side awarded it
                    "free_kick_right": "right", "direct_free_kick_right": "right"}
 
@@ -163,6 +168,7 @@ class TeamStats:
     walked: float = 0.0               # m the team's upright robots moved between samples, summed
     kickoffs: list[float | None] = field(default_factory=list)   # per own kick-off: s until the ball moved
     free_kicks: int = 0               # free kicks the team was awarded (the referee's calls on the other team's fouls)
+    speeds: list[float] = field(default_factory=list)   # m/s of its field players per SPEED_WINDOW upright in play
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -187,6 +193,8 @@ class Accounting:
         self._up_since: dict[tuple[str, int], float | None] = {}
         self._closest: dict[tuple[str, int], deque] = {}       # (sim time, nearest other robot m) in CONTACT_WINDOW
         self._last_xy: dict[tuple[str, int], tuple[float, float]] = {}
+        self._window: dict[tuple[str, int], tuple[float, float, float] | None] = {}   # (start time, x, y) or None
+        self._last_t = -math.inf                               # the last sample's simulated time
         self._mode: str | None = None
         self._kickoff: tuple[str, float, tuple[float, float]] | None = None   # side, game time, ball: not moved yet
         self._game_time = 0.0                                  # the last sample's
@@ -206,9 +214,13 @@ class Accounting:
                 recent.popleft()
             down = p.upright < FALLEN_UPRIGHT
             last = self._last_xy.get(key)
+            moved = last is not None and math.dist(last, p.position[:2]) > RELOCATED * (gt.sim_time - self._last_t)
             if last is not None and not down:
                 st.walked += math.dist(last, p.position[:2])
             self._last_xy[key] = (p.position[0], p.position[1])
+            if unum != GOALIE_UNUM:
+                self._speed_window(st, key, gt.sim_time, p.position,
+                                   p.upright > RECOVERED_UPRIGHT and gt.play_mode == "PlayOn" and not moved)
             st.robot_samples += 1
             st.down_samples += down
             if down:
@@ -237,7 +249,21 @@ class Accounting:
             st.ball_x_sum += bx
             st.attack_samples += bx > ATTACK_THIRD
         self.samples += 1
+        self._last_t = gt.sim_time
         self.stats["left"].score, self.stats["right"].score = gt.score_left, gt.score_right
+
+    def _speed_window(self, st: TeamStats, key, t: float, position, in_play: bool) -> None:
+        """The robot's speed window: a window that ends with the robot upright in play throughout gives one speed; a
+        sample down, out of play or relocated ends it unmeasured (the next window starts at the next sample in play)."""
+        w = self._window.get(key)
+        if not in_play:
+            self._window[key] = None
+            return
+        if w is None:
+            self._window[key] = (t, position[0], position[1])
+        elif t - w[0] >= SPEED_WINDOW - 1e-6:
+            st.speeds.append(math.hypot(position[0] - w[1], position[1] - w[2]) / (t - w[0]))
+            self._window[key] = (t, position[0], position[1])
 
     def _watch_play_mode(self, gt) -> None:
         """The play mode's changes: each free kick (FREE_KICK_MODES) is counted for the side awarded it; each kick-off
@@ -311,5 +337,7 @@ class Accounting:
                 "loc_error_mean": mean(s.loc_errors), "loc_error_p95": percentile(s.loc_errors, 0.95),
                 "heading_error_mean": mean(s.heading_errors), "loc_samples": len(s.loc_errors),
                 "kickoff_times": self._kickoffs(side), "free_kicks": s.free_kicks,
+                "speed_median": percentile(s.speeds, 0.5), "speed_p90": percentile(s.speeds, 0.9),
+                "speeds": [round(v, 3) for v in s.speeds],
                 "falls_by_cause": dict(Counter(f["cause"] for f in s.fall_log).most_common()),
                 "fall_log": list(s.fall_log)}

@@ -7,6 +7,8 @@ variant of villa on the right), kicks off through the trainer, plays the given s
 localization error (each player's `pose` against the server's ground truth). Exit code 0 for a completed match;
 1 with a reason otherwise (simulator died, players never connected, the game stalled). ``--penalty``: one §14
 penalty kick instead, villa's striker against the opponent's goalie (villa_bringup.games: the same start and end).
+``--opponent-config`` with an `external` entry (config/opponent_utbase.yaml: the UT Austin Villa base code) plays a
+team no one here wrote on SimSpark, its players started by the configuration's command (villa_bringup.games).
 """
 
 from __future__ import annotations
@@ -17,14 +19,15 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import yaml
 
 from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, duration_error, game_over
-from villa_bringup.games.play import penalty_over, start_penalty
-from villa_bringup.games.spec import PENALTY_TIME, with_penalty_role
+from villa_bringup.games.play import ExternalPlayers, GameError, penalty_over, start_penalty
+from villa_bringup.games.spec import PENALTY_TIME, external_team, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
 
@@ -176,7 +179,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opponent", choices=VARIANTS, default="allball",
                    help="the right team's strategy variant (UT Austin Villa 2011 report §11.5; default allball)")
     p.add_argument("--config", default=None, help="team configuration for villa (default config/team.yaml)")
-    p.add_argument("--opponent-config", default=None, help="team configuration for the opponent (default: same)")
+    p.add_argument("--opponent-config", default=None,
+                   help="team configuration for the opponent (default: same); one with an `external` entry starts a "
+                        "team no one here wrote by its command (config/opponent_utbase.yaml; SimSpark only)")
     p.add_argument("--composition", choices=("player", "node"), default=None,
                    help="override both teams' composition (player: one process per player; node: per node)")
     p.add_argument("--noise", choices=("simspark", "off"), default="simspark",
@@ -275,11 +280,17 @@ def play(args: argparse.Namespace) -> dict:
                                                                                  else "team.yaml")
     opp_cfg = Path(args.opponent_config) if args.opponent_config else base_cfg
     players = None if args.full and not args.config else args.players
+    external = external_team(opp_cfg)
+    if external is not None and args.server != "simspark":
+        raise ConfigError(f"{opp_cfg}: an external team plays on the real SimSpark only (add --server simspark)")
+    if external is not None and getattr(args, "penalty", False):
+        raise ConfigError(f"{opp_cfg}: an external team has no §14 penalty roles; --penalty plays villa teams")
     lease = lease_domain()
     env = dict(os.environ, ROS_DOMAIN_ID=str(lease.domain_id), PYTHONUNBUFFERED="1")
     os.environ["ROS_DOMAIN_ID"] = str(lease.domain_id)
     runners: list[TeamRunner] = []
     sim = trainer = poses = None
+    others: ExternalPlayers | None = None
     try:
         sim, trainer_cls = start_server(args, log_dir)
         _log(f"ROS_DOMAIN_ID={lease.domain_id}; logs in {log_dir}")
@@ -289,12 +300,13 @@ def play(args: argparse.Namespace) -> dict:
         realtime = bool(getattr(args, "realtime", False))
         left = load(team_file(base_cfg, "villa", "villa", sim.agent_port, players, cfg_dir, args.composition,
                               backend, "striker" if penalty else "", realtime))
-        right = load(team_file(opp_cfg, args.opponent if args.opponent != "villa" else "villa2", args.opponent,
-                               sim.agent_port, players, cfg_dir, args.composition, backend,
-                               "goalie" if penalty else "", realtime))
+        right = None if external is not None else load(team_file(
+            opp_cfg, args.opponent if args.opponent != "villa" else "villa2", args.opponent, sim.agent_port, players,
+            cfg_dir, args.composition, backend, "goalie" if penalty else "", realtime))
+        villa_teams = [left] + ([right] if right is not None else [])
         trainer = trainer_cls(port=sim.monitor_port)
-        poses = PoseListener({left.team: [p.unum for p in left.players], right.team: [p.unum for p in right.players]})
-        for cfg in (left, right):  # the first team to connect plays on the left
+        poses = PoseListener({cfg.team: [p.unum for p in cfg.players] for cfg in villa_teams})
+        for cfg in villa_teams:  # the first team to connect plays on the left
             runner = TeamRunner(cfg, log_dir, env=env, ready_timeout=args.connect_timeout)
             runners.append(runner)
             _log(f"starting {cfg.team} ({cfg.variant}, {len(cfg.players)} players, composition {cfg.composition})")
@@ -303,33 +315,44 @@ def play(args: argparse.Namespace) -> dict:
             if missing:
                 raise MatchError(f"{cfg.team}: players {missing} were not confirmed by the server within "
                                  f"{args.connect_timeout:.0f} s (logs in {log_dir / cfg.team})")
-        n = len(left.players) + len(right.players)
+        if external is not None:
+            name = external.name if external.name != left.team else f"{external.name}2"
+            (log_dir / name).mkdir(exist_ok=True)
+            others = ExternalPlayers(external, name, "right", [p.unum for p in left.players], log_dir / name)
+            _log(f"starting {name} (external: {external.source}, {len(left.players)} players)")
+            try:
+                others.start(sim.agent_port, trainer, args.connect_timeout, threading.Event())
+            except GameError as e:
+                raise MatchError(str(e)) from None
+        right_team = right.team if right is not None else others.name
+        n = 2 * len(left.players) if right is None else len(left.players) + len(right.players)
         try:
             trainer.wait_for(lambda g: len(g.players) == n, timeout=args.connect_timeout)
             trainer.wait_for(beamed, timeout=args.stall_timeout)
-            poses.wait_time(SETTLE, [(cfg.team, p.unum) for cfg in (left, right) for p in cfg.players],
+            poses.wait_time(SETTLE, [(cfg.team, p.unum) for cfg in villa_teams for p in cfg.players],
                             args.stall_timeout)
         except (TrainerError, TimeoutError) as e:
             raise MatchError(f"the server did not show all {n} players standing on their own half: {e}") from e
         if penalty:
             start_penalty(trainer, args.server)
-            _log(f"penalty kick: {left.team}'s striker v {right.team}'s goalie, {args.duration:.0f} simulated s")
+            _log(f"penalty kick: {left.team}'s striker v {right_team}'s goalie, {args.duration:.0f} simulated s")
         elif getattr(args, "standing", False):
-            _log(f"no kick-off: {left.team} and {right.team} stand on their beam spots, {args.duration:.0f} "
+            _log(f"no kick-off: {left.team} and {right_team} stand on their beam spots, {args.duration:.0f} "
                  f"simulated s")
         else:
             trainer.kick_off("Left")
-            _log(f"kick-off: {left.team} (left) v {right.team} (right), {args.duration:.0f} simulated s")
+            _log(f"kick-off: {left.team} (left) v {right_team} (right), {args.duration:.0f} simulated s")
         if getattr(args, "on_start", None) is not None:      # villa bench cpu: a profiler on the players' processes
             args.on_start(runners)
         # the bridges' counts so far (their last stats line, at most stats_period old: the players stood since
         # they joined): late answers are counted from the kick-off on (joining stalls the server for each robot)
-        before = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
-        result = _monitor(args, sim, trainer, poses, runners, left.team, right.team, log_dir)
+        before = {cfg.team: bridge_cycles(log_dir / cfg.team) for cfg in villa_teams}
+        result = _monitor(args, sim, trainer, poses, runners, left.team, right_team, log_dir, others)
     finally:
-        _stop_all([r.stop for r in reversed(runners)] + [x.close for x in (poses, trainer) if x is not None]
+        _stop_all(([others.stop] if others is not None else []) + [r.stop for r in reversed(runners)]
+                  + [x.close for x in (poses, trainer) if x is not None]
                   + ([sim.stop] if sim is not None else []) + [lease.release])
-    after = {team: bridge_cycles(log_dir / team) for team in (left.team, right.team)}
+    after = {team: bridge_cycles(log_dir / team) for team in before}
     result["late"] = {team: (after[team][0] - before[team][0], after[team][1] - before[team][1]) for team in after}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
@@ -364,7 +387,8 @@ def bridge_cycles(team_dir: Path) -> tuple[int, int]:
     return cycles, late
 
 
-def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path) -> dict:
+def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str, log_dir: Path,
+             others: ExternalPlayers | None = None) -> dict:
     account = Accounting(left_team, right_team)
     gt = trainer.truth()
     standing = bool(getattr(args, "standing", False))
@@ -392,8 +416,9 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     cpu = CpuMeter()
 
     def cpu_groups() -> dict[str, list[int]]:           # per process: the simulator, each player's or node's
+        ext = {f"/{others.name}/p{u}": [p.pid] for u, p in others.procs.items()} if others is not None else {}
         return {"simulator": [sim.proc.pid],
-                **{m.label: [m.proc.pid] for r in runners for m in r.managed if m.proc is not None}}
+                **{m.label: [m.proc.pid] for r in runners for m in r.managed if m.proc is not None}, **ext}
 
     cpu.sample(cpu_groups())
     while True:
@@ -401,6 +426,11 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
         cpu.sample(cpu_groups())
         for r in runners:
             r.poll()
+        if others is not None:
+            try:
+                others.check()
+            except GameError as e:
+                raise MatchError(str(e)) from None
         if sim.proc.poll() is not None:
             raise MatchError(f"the simulator exited with code {sim.proc.returncode}: {sim.log()[-500:]}")
         gt = trainer.truth()
@@ -434,8 +464,8 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
     cpu.sample(cpu_groups())
     by_process = cpu.seconds()
     cpu_s = {"simulator": by_process.get("simulator", 0.0)}
-    for r in runners:
-        cpu_s[r.config.team] = sum(v for k, v in by_process.items() if k.startswith(f"/{r.config.team}/"))
+    for team in [r.config.team for r in runners] + ([others.name] if others is not None else []):
+        cpu_s[team] = sum(v for k, v in by_process.items() if k.startswith(f"/{team}/"))
     result = {"duration": played, "wall": wall, "real_time_factor": played / wall, "samples": account.samples,
               "cpu_seconds": cpu_s, "cpu_by_process": by_process, "cpu_cores": sum(cpu_s.values()) / max(wall, 1e-6),
               "teams": {side: account.summary(side) for side in ("left", "right")}}
@@ -443,6 +473,13 @@ def _monitor(args, sim, trainer, poses, runners, left_team: str, right_team: str
         result["penalty"] = {"striker": left_team, "scored": gt.score_left > 0}
     (log_dir / "result.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+def _speeds(team: dict) -> str:
+    """The field players' speed in play (villa_bringup.accounting): median / p90 over 1-s windows."""
+    if team.get("speed_median") is None:
+        return "n/a"
+    return f"{team['speed_median']:.2f}/{team['speed_p90']:.2f} m/s"
 
 
 def print_table(result: dict) -> None:
@@ -454,6 +491,7 @@ def print_table(result: dict) -> None:
     rows = [("team", left["team"], right["team"]), ("score", str(left["score"]), str(right["score"])),
             ("ball possession", f"{100 * left['possession']:.0f} %", f"{100 * right['possession']:.0f} %"),
             ("falls", str(left["falls"]), str(right["falls"])),
+            ("speed in play", _speeds(left), _speeds(right)),
             ("localization error", fmt(left["loc_error_mean"], " m"), fmt(right["loc_error_mean"], " m")),
             ("heading error", fmt(left["heading_error_mean"], " deg"), fmt(right["heading_error_mean"], " deg"))]
     def kickoffs(team):

@@ -14,6 +14,10 @@ A (``--config`` with ``--variant``) plays the left half in even games and the ri
 summary.json, a summary table and games.png (goal difference and falls per game). Ctrl-C stops the games under way
 and keeps the finished ones. Same seed and configuration on villa sim: the same game.
 
+``--opponent-config`` may name an external team instead (a configuration with an ``external`` entry: the command
+that starts each of its players, config/opponent_utbase.yaml for the UT Austin Villa base code), on SimSpark: its
+players are processes of their own, accounted from the server's ground truth alone.
+
 ``--penalty``: a penalty shoot-out (report §14) instead: every game is one penalty kick, a striker of the left team
 against the right team's goalie, the ball on the centre spot in play on, 40 simulated s (``--duration``); it ends at
 a goal, when the ball leaves the field or when the time is up. Team A shoots in even games, team B in odd ones.

@@ -18,7 +18,7 @@ import yaml
 
 from villa_bringup.accounting import duration_error
 from villa_bringup.games.pool import run_games
-from villa_bringup.games.spec import PENALTY_TIME, GameSpec, TeamSpec, team_config
+from villa_bringup.games.spec import PENALTY_TIME, GameSpec, TeamSpec, external_team, team_config
 from villa_bringup.games.summary import plot, summarize, table
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path
 from villa_nao.interrupt import interruptible
@@ -32,7 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default=None, help="team A's configuration (default villa_bringup's config/team.yaml)")
     p.add_argument("--variant", choices=VARIANTS, default=None,
                    help="team A's strategy variant (§11.5; default: its configuration's)")
-    p.add_argument("--opponent-config", default=None, help="team B's configuration (default: team A's)")
+    p.add_argument("--opponent-config", default=None,
+                   help="team B's configuration (default: team A's); one with an `external` entry starts a team no one "
+                        "here wrote by its command (villa_bringup's config/opponent_utbase.yaml: the UT Austin Villa "
+                        "base code; SimSpark only)")
     p.add_argument("--opponent", choices=VARIANTS, default="allball", help="team B's variant (default allball)")
     p.add_argument("--server", choices=("villa", "simspark"), default="villa",
                    help="villa: villa sim (default, stepped in the game's process); simspark: rcssserver3d (installed)")
@@ -58,18 +61,30 @@ def _config_name(path: Path) -> tuple[str, str]:
 def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
     a_cfg = Path(args.config) if args.config else default_path()
     b_cfg = Path(args.opponent_config) if args.opponent_config else a_cfg
+    if external_team(a_cfg) is not None:
+        raise ConfigError(f"{a_cfg}: an external team plays as the opponent (--opponent-config), team A is villa's")
     a_name, a_variant = _config_name(a_cfg)
-    _, b_variant_default = _config_name(b_cfg)
     a_variant = args.variant or a_variant
-    b_variant = args.opponent or b_variant_default
-    b_name = b_variant if b_variant != a_name else f"{b_variant}2"
-    if b_name == a_name:
-        b_name = f"{a_name}2"
-    a = TeamSpec("A", str(a_cfg), a_variant, a_name)
-    b = TeamSpec("B", str(b_cfg), b_variant, b_name)
     penalty = bool(getattr(args, "penalty", False))
+    ext = external_team(b_cfg)
+    if ext is not None:
+        if penalty:
+            raise ConfigError(f"{b_cfg}: an external team has no §14 penalty roles; --penalty plays villa teams")
+        if args.server != "simspark":
+            raise ConfigError(f"{b_cfg}: an external team plays on the real SimSpark only (add --server simspark)")
+        b_name = ext.name if ext.name != a_name else f"{ext.name}2"
+        b = TeamSpec("B", str(b_cfg), "external", b_name, ext)
+    else:
+        _, b_variant_default = _config_name(b_cfg)
+        b_variant = args.opponent or b_variant_default
+        b_name = b_variant if b_variant != a_name else f"{b_variant}2"
+        if b_name == a_name:
+            b_name = f"{a_name}2"
+        b = TeamSpec("B", str(b_cfg), b_variant, b_name)
+    a = TeamSpec("A", str(a_cfg), a_variant, a_name)
     for t in (a, b):                                       # a bad configuration stops here, with its reason
-        team_config(t, args.players, "villa", 3100, "striker" if penalty else "")
+        if t.external is None:
+            team_config(t, args.players, "villa", 3100, "striker" if penalty else "")
     return [GameSpec(i, args.seed + i, args.duration, args.players, args.server, args.socket,
                      args.noise == "simspark", a, b, str(args.out), args.connect_timeout, args.stall_timeout, penalty)
             for i in range(args.games)]

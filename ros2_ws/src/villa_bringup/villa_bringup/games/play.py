@@ -1,10 +1,13 @@
 """One game of `villa games` to its end: every player's pipeline and the accounting (Game), on villa sim stepped in
-this process (HostedGame) or on a server process over sockets (SocketGame); play_game picks one."""
+this process (HostedGame) or on a server process over sockets (SocketGame; also against an external team, whose
+players are processes of their own, ExternalPlayers); play_game picks one."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -35,6 +38,91 @@ class GameError(RuntimeError):
     """A game could not be played; the message is the reason."""
 
 
+class ExternalPlayers:
+    """An external team's players (games.spec.ExternalTeam): one process each, started one at a time, each waited
+    for on the server (SimSpark stalls while it creates a robot and hangs when several join at once); stopped with
+    SIGTERM (SIGKILL after STOP_WAIT s). A player that exits during the game is an error with its log's tail. Each
+    player's output goes to `log_dir`/<team>-<unum>.log, the pids to `log_dir`/<team>.pids."""
+
+    STOP_WAIT = 3.0
+
+    def __init__(self, team, name: str, side: str, unums: list[int], log_dir: Path) -> None:
+        self.team, self.name, self.side, self.unums = team, name, side, unums
+        self.log_dir = log_dir
+        self.procs: dict[int, subprocess.Popen] = {}
+        self._logs: dict[int, Path] = {}
+
+    def start(self, port: int, trainer, timeout: float, stop) -> None:
+        for unum in self.unums:
+            argv = self.team.argv("127.0.0.1", port, self.name, unum, str(self.log_dir))
+            log = self.log_dir / f"{self.name}-{unum}.log"
+            self._logs[unum] = log
+            try:
+                with open(log, "wb") as out:
+                    self.procs[unum] = subprocess.Popen(argv, cwd=self.team.cwd, env=self.team.environment(),
+                                                        stdout=out, stderr=subprocess.STDOUT,
+                                                        stdin=subprocess.DEVNULL, start_new_session=True)
+            except OSError as e:
+                raise GameError(f"{self.name} #{unum}: cannot start {argv[0]!r} ({e.strerror}; "
+                                f"configuration {self.team.source})") from None
+            with open(self.log_dir / f"{self.name}.pids", "a") as f:     # what was started, for whoever looks after
+                f.write(f"{self.procs[unum].pid}\n")
+            deadline = time.monotonic() + timeout
+            while True:
+                gt = trainer.truth()
+                if gt is not None and (self.side, unum) in gt.players:
+                    break
+                self.check()
+                if time.monotonic() > deadline:
+                    raise GameError(f"{self.name} #{unum} did not join the server within {timeout:.0f} s "
+                                    f"(log {log}): {self.tail(unum)}")
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                time.sleep(0.05)
+
+    def tail(self, unum: int, n: int = 400) -> str:
+        try:
+            return self._logs[unum].read_text(errors="replace")[-n:]
+        except (KeyError, OSError):
+            return ""
+
+    def check(self) -> None:
+        """GameError if a player's process has exited."""
+        for unum, p in self.procs.items():
+            code = p.poll()
+            if code is not None:
+                raise GameError(f"{self.name} #{unum} exited with code {code} (log {self._logs[unum]}): "
+                                f"{self.tail(unum)}")
+
+    def cpu(self) -> float:
+        """CPU s the players' processes have used so far."""
+        import psutil
+
+        total = 0.0
+        for p in self.procs.values():
+            try:
+                t = psutil.Process(p.pid).cpu_times()
+                total += t.user + t.system
+            except psutil.Error:
+                pass
+        return total
+
+    def stop(self) -> None:
+        for p in self.procs.values():
+            if p.poll() is None:
+                try:
+                    p.send_signal(signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + self.STOP_WAIT
+        for p in self.procs.values():
+            try:
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 class Game:
     """The players of both teams (pipelines) and the accounting of one game; subclasses host the server."""
 
@@ -48,6 +136,8 @@ class Game:
         self.teams: dict[str, list[PlayerPipeline]] = {"left": [], "right": []}
         log = logging.getLogger(f"villa_games.{spec.index}")
         for side, t in self.sides.items():
+            if t.external is not None:                  # its players are processes of their own (SocketGame)
+                continue
             cfg = team_config(t, spec.players, backend, port, PENALTY_ROLES[side] if spec.penalty else "")
             for p in cfg.players:
                 params = node_parameters(cfg, p)
@@ -88,13 +178,15 @@ class Game:
     def estimates(self) -> dict[tuple[str, int], tuple[float, float, float]]:
         return {(pl.team, pl.session.unum or pl.backend.unum): pl.pose() for pl in self.players}
 
-    def result(self, played: float, wall: float, cpu: float) -> dict:
+    def result(self, played: float, wall: float, cpu: float, external_cpu: float | None = None) -> dict:
         sides = {t.label: side for side, t in self.sides.items()}
         out = {"game": self.spec.index, "seed": self.spec.seed, "server": self.spec.server + ("-socket" if
                                                                                            self.spec.socket else ""),
                "players": self.spec.players, "duration": round(played, 3), "wall": round(wall, 3),
                "cpu": round(cpu, 3), "sim_per_wall": round(played / max(wall, 1e-9), 3),
                "sim_per_cpu": round(played / max(cpu, 1e-9), 3)}
+        if external_cpu is not None:          # an external team's processes (not in "cpu": this process and the server)
+            out["cpu_external"] = round(external_cpu, 3)
         if self.spec.penalty:
             out["penalty"] = {"striker": self.sides["left"].label}
         minutes = self.spec.players * played / 60.0
@@ -104,8 +196,10 @@ class Game:
             kicks = [pl.motion.stats for pl in team]
             firsts = [pl.first_kick - self.kickoff_time for pl in team
                       if pl.first_kick is not None and self.kickoff_time is not None]
+            external = self.sides[side].external is not None
             out[label] = {**{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()},
-                          "side": side, "variant": self.sides[side].variant,
+                          "side": side, "variant": "external" if external else self.sides[side].variant,
+                          "external": external,
                           "falls_per_player_minute": round(s["falls"] / max(minutes, 1e-9), 4),
                           "kicks_requested": sum(k.requested for k in kicks),
                           "kicks_executed": sum(k.executed for k in kicks),
@@ -118,6 +212,9 @@ class Game:
                                         for pl in team),
                           "cycles": sum(pl.session.stats.cycles for pl in team),
                           "late_cycles": sum(pl.session.stats.late_cycles for pl in team)}
+            if external:                      # what only villa's own pipelines can say is not known of it
+                out[label].update({k: None for k in ("kicks_requested", "kicks_executed", "kicks_refused", "errors",
+                                                     "cycles", "late_cycles")})
         gd = out["A"]["score"] - out["B"]["score"]
         out["goal_difference"] = gd
         out["result"] = "W" if gd > 0 else ("L" if gd < 0 else "D")
@@ -216,6 +313,7 @@ class SocketGame(Game):
         log_dir.mkdir(parents=True, exist_ok=True)
         server = trainer = None
         threads: list[threading.Thread] = []
+        externals: list[ExternalPlayers] = []
         try:
             server, trainer_cls = _quiet(start_server, args, log_dir)
             for pl in self.players:
@@ -223,19 +321,27 @@ class SocketGame(Game):
             trainer = trainer_cls(port=server.monitor_port)
             w0 = time.monotonic()
             c0 = _cpu(server)
-            for pl in self.players:                             # one at a time: SimSpark hangs otherwise
-                th = threading.Thread(target=pl.session.run, name=f"{pl.team}-{pl.backend.unum}", daemon=True)
-                th.start()
-                threads.append(th)
-                deadline = time.monotonic() + self.spec.connect_timeout
-                while not pl.session.confirmed:
-                    if time.monotonic() > deadline or not th.is_alive():
-                        raise GameError(f"{pl.team} #{pl.backend.unum} was not confirmed by the server within "
-                                        f"{self.spec.connect_timeout:.0f} s: {server.log()[-500:]}")
-                    if stop.is_set():
-                        raise KeyboardInterrupt
-                    time.sleep(0.02)
-            n = len(self.players)
+            for side in ("left", "right"):                     # the first team to join plays on the left
+                ext = self.sides[side].external
+                if ext is not None:
+                    players = ExternalPlayers(ext, self.sides[side].name, side, list(range(1, self.spec.players + 1)),
+                                              log_dir)
+                    externals.append(players)
+                    players.start(server.agent_port, trainer, self.spec.connect_timeout, stop)
+                    continue
+                for pl in self.teams[side]:                     # one at a time: SimSpark hangs otherwise
+                    th = threading.Thread(target=pl.session.run, name=f"{pl.team}-{pl.backend.unum}", daemon=True)
+                    th.start()
+                    threads.append(th)
+                    deadline = time.monotonic() + self.spec.connect_timeout
+                    while not pl.session.confirmed:
+                        if time.monotonic() > deadline or not th.is_alive():
+                            raise GameError(f"{pl.team} #{pl.backend.unum} was not confirmed by the server within "
+                                            f"{self.spec.connect_timeout:.0f} s: {server.log()[-500:]}")
+                        if stop.is_set():
+                            raise KeyboardInterrupt
+                        time.sleep(0.02)
+            n = 2 * self.spec.players
             trainer.wait_for(lambda g: len(g.players) == n and beamed(g), timeout=self.spec.connect_timeout)
             self.wait_perceived(SETTLE, stop)
             if self.spec.server == "simspark":
@@ -249,6 +355,8 @@ class SocketGame(Game):
                     raise KeyboardInterrupt
                 if not server.alive():
                     raise GameError(f"the server exited: {server.log()[-500:]}")
+                for players in externals:
+                    players.check()
                 if gt.play_mode == "BeforeKickOff":     # half time: SimSpark's clock (the game clock) stands until
                     self.wait_perceived(SAMPLE_EVERY * CYCLE, stop)     # the kick-off; the players' goes on
                     gt = trainer.truth() or gt
@@ -264,8 +372,11 @@ class SocketGame(Game):
                 played = self.sample(gt, trainer.kick_off, progress, min(pl.sim_time for pl in self.players))
                 if self.over(gt):
                     break
-            return self.result(played, time.monotonic() - w0, _cpu(server) - c0)
+            return self.result(played, time.monotonic() - w0, _cpu(server) - c0,
+                               sum(p.cpu() for p in externals) if externals else None)
         finally:
+            for players in externals:
+                players.stop()
             for pl in self.players:
                 pl.session.stop()
             for th in threads:
@@ -298,6 +409,8 @@ def _cpu(server) -> float:
 
 def play_game(spec: GameSpec, stop, progress=lambda played: None) -> dict:
     """One game to its end (or KeyboardInterrupt when `stop` is set); GameError with the reason."""
+    if spec.server != "simspark" and (spec.a.external or spec.b.external):
+        raise GameError("an external team plays on SimSpark only (--server simspark)")
     if spec.server == "villa" and not spec.socket:
         return HostedGame(spec, spec.server).play(stop, progress)
     return SocketGame(spec, spec.server).play(stop, progress)

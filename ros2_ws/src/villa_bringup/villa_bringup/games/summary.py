@@ -6,12 +6,18 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from villa_bringup.accounting import KICKOFF_KICK_WITHIN
+from villa_bringup.accounting import KICKOFF_KICK_WITHIN, SPEED_WINDOW, percentile
 
 
 def _mean(v):
     v = [x for x in v if x is not None]
     return sum(v) / len(v) if v else None
+
+
+def _total(v):
+    """The sum of `v` without its None entries (what an external team's players cannot report); None if all are."""
+    v = [x for x in v if x is not None]
+    return sum(v) if v else None
 
 
 def standard_error(v) -> float | None:
@@ -34,20 +40,24 @@ def summarize(results: list[dict]) -> dict:
         rs = [r[label] for r in results]
         minutes = sum(r["players"] * r["duration"] / 60.0 for r in results)
         firsts = [x["first_kick"] for x in rs if x["first_kick"] is not None]
+        speeds = [v for x in rs for v in x.get("speeds", [])]
         out[label] = {"team": rs[0]["team"] if rs else "", "variant": rs[0]["variant"] if rs else "",
                       "goals": sum(x["score"] for x in rs), "goals_per_game": _mean([x["score"] for x in rs]),
                       "falls_per_player_minute": sum(x["falls"] for x in rs) / max(minutes, 1e-9),
                       "falls_by_cause": dict(sum((Counter(x.get("falls_by_cause", {})) for x in rs),
                                                  Counter()).most_common()),
                       "down": _mean([x["down"] for x in rs]),
+                      # the field players' speed in play, pooled over every game's SPEED_WINDOW-s windows
+                      "speed_median": percentile(speeds, 0.5), "speed_p90": percentile(speeds, 0.9),
+                      "speed_windows": len(speeds),
                       "loc_error_mean": _mean([x["loc_error_mean"] for x in rs]),
                       "loc_error_p95": _mean([x["loc_error_p95"] for x in rs]),
                       "possession": _mean([x["possession"] for x in rs]),
                       "ball_x_mean": _mean([x.get("ball_x_mean") for x in rs]),
                       "attacking_third": _mean([x.get("attacking_third") for x in rs]),
-                      "kicks_requested": sum(x["kicks_requested"] for x in rs),
-                      "kicks_executed": sum(x["kicks_executed"] for x in rs),
-                      "kicks_refused": sum(x["kicks_refused"] for x in rs),
+                      "kicks_requested": _total(x["kicks_requested"] for x in rs),
+                      "kicks_executed": _total(x["kicks_executed"] for x in rs),
+                      "kicks_refused": _total(x["kicks_refused"] for x in rs),
                       "first_kick_mean": _mean(firsts), "games_with_a_kick": len(firsts),
                       # §11.2.1: the team's own kick-offs (the first, and each after a goal against it) whose ball
                       # moved off the spot within 3 s (a kick that falls or misses is not a kicked ball)
@@ -60,15 +70,25 @@ def summarize(results: list[dict]) -> dict:
                                                for e in x.get("kick_log", []) if "off_goal_deg" in e),
                       "kicks_followed": len(moved),
                       "free_kicks": sum(x.get("free_kicks", 0) for x in rs),
-                      "errors": sum(x["errors"] for x in rs),
-                      "cycles": sum(x["cycles"] for x in rs),
-                      "late_cycles": sum(x["late_cycles"] for x in rs)}
+                      "errors": _total(x["errors"] for x in rs),
+                      "cycles": _total(x["cycles"] for x in rs),
+                      "late_cycles": _total(x["late_cycles"] for x in rs)}
     kicks = [r for r in results if "penalty" in r]
     if kicks:                                           # a shoot-out: each team's penalty kicks and goals
         out["penalty"] = {label: {"kicks": sum(r["penalty"]["striker"] == label for r in kicks),
                                   "goals": sum(r["penalty"]["striker"] == label and r[label]["score"] > 0
                                                for r in kicks)} for label in ("A", "B")}
     return out
+
+
+def _kicks(t: dict) -> str:
+    if t["kicks_requested"] is None:
+        return "n/a (external)"
+    return f"{t['kicks_requested']}/{t['kicks_executed']}/{t['kicks_refused']}"
+
+
+def _late(t: dict) -> str:
+    return "n/a (external)" if t["cycles"] is None else f"{t['late_cycles']} ({t['cycles']})"
 
 
 def table(s: dict) -> str:
@@ -82,14 +102,16 @@ def table(s: dict) -> str:
              f"{b['goals']} ({f(b['goals_per_game'])})"),
             ("falls per player-minute", f(a["falls_per_player_minute"]), f(b["falls_per_player_minute"])),
             ("time down", f(a["down"], "{:.1%}"), f(b["down"], "{:.1%}")),
+            (f"field players' speed in play, {SPEED_WINDOW:.0f}-s windows m/s (median, p90)",
+             f"{f(a.get('speed_median'))}, {f(a.get('speed_p90'))}",
+             f"{f(b.get('speed_median'))}, {f(b.get('speed_p90'))}"),
             ("localization error m (mean, p95)", f"{f(a['loc_error_mean'])}, {f(a['loc_error_p95'])}",
              f"{f(b['loc_error_mean'])}, {f(b['loc_error_p95'])}"),
             ("possession", f(a["possession"], "{:.0%}"), f(b["possession"], "{:.0%}")),
             ("ball x m (own frame; in attacking third)",
              f"{f(a.get('ball_x_mean'), '{:+.2f}')} ({f(a.get('attacking_third'), '{:.0%}')})",
              f"{f(b.get('ball_x_mean'), '{:+.2f}')} ({f(b.get('attacking_third'), '{:.0%}')})"),
-            ("kicks requested/executed/refused", f"{a['kicks_requested']}/{a['kicks_executed']}/{a['kicks_refused']}",
-             f"{b['kicks_requested']}/{b['kicks_executed']}/{b['kicks_refused']}"),
+            ("kicks requested/executed/refused", _kicks(a), _kicks(b)),
             ("kicked ball: m moved in 3 s (toward goal)",
              f"{f(a.get('kick_ball_moved_mean'))} ({a.get('kicks_toward_goal', 0)}/{a.get('kicks_followed', 0)})",
              f"{f(b.get('kick_ball_moved_mean'))} ({b.get('kicks_toward_goal', 0)}/{b.get('kicks_followed', 0)})"),
@@ -98,7 +120,7 @@ def table(s: dict) -> str:
             (f"own kick-offs, ball moved within {KICKOFF_KICK_WITHIN:.0f} s", f"{a.get('kickoffs_kicked', 0)} of "
              f"{a.get('kickoffs', 0)}", f"{b.get('kickoffs_kicked', 0)} of {b.get('kickoffs', 0)}"),
             ("free kicks awarded (the other team's fouls)", str(a.get("free_kicks", 0)), str(b.get("free_kicks", 0))),
-            ("late cycles (of cycles)", f"{a['late_cycles']} ({a['cycles']})", f"{b['late_cycles']} ({b['cycles']})")]
+            ("late cycles (of cycles)", _late(a), _late(b))]
     head = (f"villa games: {s['games']} games, A: W {s['wins']} / D {s['draws']} / L {s['losses']}, goal difference "
             f"{f(s['goal_difference_mean'], '{:+.2f}')} +- {f(se)} (standard error); "
             f"{s['simulated_s']:.0f} simulated s in {s['cpu_s']:.0f} CPU s "
