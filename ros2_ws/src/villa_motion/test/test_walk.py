@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from villa_motion.params import load_parameter_sets, walk_sets_path
-from villa_motion.walk import WalkEngine, WalkParams
+from villa_motion.walk import SETTLE_TIME, WalkEngine, WalkParams
 from villa_nao import kinematics as K
 from villa_nao.params import config_path
 
@@ -681,13 +681,51 @@ def test_a_stop_asked_of_a_faster_set_is_the_stop_sets():
         if w.standing:
             break
     assert w.standing and names[-1] == "goToTarget" and names[0] == "sprint"
-    # a walk asked meanwhile cancels the stop
+    for _ in range(int(SETTLE_TIME / 0.02) + 1):             # stood SETTLE_TIME: the sprint may start again
+        w.update(0.02)
+    # a walk asked meanwhile cancels the stop; the faster set goes on slowing toward the stop set's speed for
+    # SETTLE_TIME, then speeds up again
     _walk_fast(w)
     w.command_stand()
-    w.command_normalized(1.0, 0.0, 0.0, "sprint")
+    speeds = []
+    for _ in range(300):
+        w.command_normalized(1.0, 0.0, 0.0, "sprint")
+        w.update(0.02)
+        speeds.append(w.step[0] / w.sets[w.set_name].phase_length)
+    settle = int(SETTLE_TIME / 0.02)
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(speeds[:settle - 5])) and speeds[settle - 5] < 0.7
+    assert w.set_name == "sprint" and w.walking and w.step[0] == pytest.approx(0.1, abs=1e-3)
+
+
+def test_after_a_faster_sets_stop_the_stop_set_walks_its_commands_until_the_body_settled():
+    """A sprint restarted within a second of its stop fell forward on SimSpark (the torso still rocking back and
+    forth from the stop): the stop set walks a faster set's commands until SETTLE_TIME after the stop stood; other
+    sets' commands and a fresh start are not held."""
+    w = _fast_and_slow()
+    _walk_fast(w)
+    w.command_stand()
+    while not w.standing:
+        w.update(0.02)
+    seen = []
+    for _ in range(int(2 * SETTLE_TIME / 0.02)):
+        w.command_normalized(1.0, 0.0, 0.0, "sprint")
+        w.update(0.02)
+        seen.append(w.set_name)
+    held = seen.index("sprint")
+    assert 0.8 * SETTLE_TIME / 0.02 <= held <= SETTLE_TIME / 0.02 and set(seen[:held]) == {"goToTarget"}
+    fresh = _fast_and_slow()                                 # never stopped: the sprint starts at once
+    fresh.command_normalized(1.0, 0.0, 0.0, "sprint")
+    fresh.update(0.02)
+    assert fresh.set_name == "sprint"
+    w = _fast_and_slow()                                      # stopped from the stop set's own speed: not held
+    w.command_normalized(0.3, 0.0, 0.0, "sprint")
     for _ in range(100):
         w.update(0.02)
-    assert w.set_name == "sprint" and w.walking and w.step[0] == pytest.approx(0.1, abs=1e-3)
+    w.command_stand()
+    while not w.standing:
+        w.update(0.02)
+    w.command_normalized(1.0, 0.0, 0.0, "sprint")
+    assert w.set_name == "sprint"
 
 
 def test_without_a_stop_set_sets_switch_and_stop_as_before():

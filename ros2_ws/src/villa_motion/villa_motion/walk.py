@@ -80,6 +80,7 @@ IN_PLACE = 0.05          # normalized x and y below which a turn command counts 
 IN_PLACE_SPEED = 0.01    # m/s, the same for velocity commands
 TURN_ENTRY = 0.10        # the turn set takes over a walk once its steps are below this fraction of the maximum
 TURN_EXIT = 0.10         # ... and hands over to a walk once its turn is below this fraction of its turn in place
+SETTLE_TIME = 1.0        # s after a faster set's stop stood during which the stop set walks a faster set's commands
 HAND_OVER = 1.05         # a faster set hands over to the stop set once its speeds are within this factor of the stop
                          # set's maximum speeds
 
@@ -249,6 +250,8 @@ class WalkEngine:
         self.stop_set = stop_set if stop_set in self.sets else ""
         self._handing = False                    # a faster set winds down to the stop set's speeds
         self._stop_after = False                 # ... and the stop set then stops
+        self._settling = False                   # a faster set's stop is under way (or stood less than SETTLE_TIME)
+        self._settle_left = 0.0
         self._asked = self.set_name
         self._turn_ended = False
         self._blend_from: WalkParams | None = None
@@ -307,11 +310,23 @@ class WalkEngine:
             if abs(self.step[2]) > TURN_EXIT * self._max_turn(self.sets[self.turn_set], 0.0, 0.0):
                 return "still"
         name = self.turn_set if turn else self._asked
+        if self._fast(name) and (self._settling or self._settle_left > 0.0):
+            name = self.stop_set          # after a faster set's stop the stop set walks until the body settled
+            if self._settling:            # the stop did not stand: the stop set walks on for SETTLE_TIME first
+                self._settling, self._settle_left = False, SETTLE_TIME
         self._handing = name == self.stop_set and self._faster_than_stop_set()
         if self._handing:
             return "slow"
         self._switch_set(name)
         return ""
+
+    def _fast(self, name: str) -> bool:
+        """True for a walk set (not the stop set or the turn set) whose maximum speeds exceed the stop set's."""
+        if not self.stop_set or name in (self.stop_set, self.turn_set):
+            return False
+        p, s = self.sets[name], self.sets[self.stop_set]
+        return (p.max_step_x / p.phase_length > HAND_OVER * s.max_step_x / s.phase_length
+                or p.max_step_y / p.phase_length > HAND_OVER * s.max_step_y / s.phase_length)
 
     def _faster_than_stop_set(self) -> bool:
         """True while a walk other than the stop set and the turn set steps faster than the stop set's maximum."""
@@ -370,7 +385,7 @@ class WalkEngine:
         """§10.4.3: jog in place for jog_time, then stand. A set faster than the stop set first slows to the stop
         set's speeds, which then stops."""
         if self._faster_than_stop_set():
-            self._asked, self._handing, self._stop_after = self.stop_set, True, True
+            self._asked, self._handing, self._stop_after, self._settling = self.stop_set, True, True, True
             self.desired = self._capped(np.array([self.step[0], self.step[1], 0.0]))
             return
         if not self.stop_requested:
@@ -386,7 +401,8 @@ class WalkEngine:
         self.desired = np.zeros(3)
         self.step[:] = 0.0
         self._jog_left = 0.0
-        self._handing = self._stop_after = False
+        self._handing = self._stop_after = self._settling = False
+        self._settle_left = 0.0
         self._prev_stance = None
         self._placed_yaw = 0.0
         self._reset_heading()
@@ -489,6 +505,7 @@ class WalkEngine:
         p = self._params(dt)
         self._com_cycle(sensed_joints)
         self.tilt.update(dt, gyro, acc)
+        self._settle_left = max(0.0, self._settle_left - dt)
         if not self.walking:
             return self._stand(p)
         if self.stop_requested:
@@ -505,6 +522,8 @@ class WalkEngine:
         if self.phi >= self.phi_end:
             if self.stop_requested and self._jog_left <= 0 and np.all(np.abs(self.step) < (0.005, 0.005, 0.03)):
                 self.walking = False
+                if self._settling:
+                    self._settling, self._settle_left = False, SETTLE_TIME
                 self.step[:] = 0.0
                 self._prev_stance = None
                 self._placed_yaw = 0.0
