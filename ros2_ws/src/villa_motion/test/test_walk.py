@@ -410,11 +410,17 @@ def test_an_overlay_set_with_inherit_is_that_set_anew(tmp_path):
         load_parameter_sets(tmp_path / "w.yaml", "simspark")
 
 
-def test_on_simspark_the_sprint_is_goToTarget():
-    """The sprint set learned in villa sim fell on SimSpark's course (walk_params.simspark.yaml)."""
+def test_on_simspark_robot_type_0_sprints_with_its_own_set_and_the_others_walk_goToTarget():
+    """The sprint set learned in villa sim fell on SimSpark's course; SimSpark's own (walk_params.simspark.yaml) is
+    robot type 0's, faster than goToTarget, and the stop set settles it after a stop; types 1-4 fell with it."""
     path = config_path("villa_motion", "walk_params.yaml")
-    ss, mj = load_parameter_sets(path, "simspark"), load_parameter_sets(path, "villa")
-    assert ss["sprint"] == ss["goToTarget"] == mj["goToTarget"] and mj["sprint"] != mj["goToTarget"]
+    ss, mj = load_parameter_sets(path, "simspark", 0), load_parameter_sets(path, "villa", 0)
+    assert ss["goToTarget"] == mj["goToTarget"] and ss["sprint"] not in (ss["goToTarget"], mj["sprint"])
+    w = WalkEngine(ss, "goToTarget", stop_set="goToTarget")
+    assert w._fast("sprint") and not w._fast("goToTarget")
+    for rt in range(1, 5):
+        sets = load_parameter_sets(path, "simspark", rt)
+        assert sets["sprint"] == sets["goToTarget"], rt
 
 
 def test_standing_still_reuses_the_stands_ik_and_com(monkeypatch):

@@ -64,7 +64,8 @@ def run(a) -> int:
         ex = SingleThreadedExecutor()  # EventsExecutor deadlocked with this thread publishing meanwhile
         ex.add_node(node)
         ex.add_node(probe)
-        threading.Thread(target=ex.spin, daemon=True).start()
+        spinner = threading.Thread(target=ex.spin, daemon=True)
+        spinner.start()
         time.sleep(1.0)                                   # discovery, wake-up
         c0, r0 = dict(counts), node.reads
         sent0 = len(fakes["ALMotion"].calls) + len(fakes["DCM"].sets)
@@ -83,6 +84,7 @@ def run(a) -> int:
             print(f"  {k:<22}  {v:7.1f} msg/s received")
         print(f"  targets published       {n / dt:7.1f} /s; commands reaching the robot {sent:7.1f} /s")
         ex.shutdown()
+        spinner.join(timeout=5.0)      # a spin still under way at the interpreter's exit aborts it (std::terminate)
         node.destroy_node()
         probe.destroy_node()
     finally:
@@ -92,4 +94,5 @@ def run(a) -> int:
         # ("terminate called without an active exception"): release them here, while everything is alive
         del server, fakes
         gc.collect()
+        time.sleep(0.5)                # the closed sessions' network threads wind down (an exit meanwhile aborted)
     return 0

@@ -61,9 +61,9 @@ def _config_name(path: Path) -> tuple[str, str]:
 def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
     a_cfg = Path(args.config) if args.config else default_path()
     b_cfg = Path(args.opponent_config) if args.opponent_config else a_cfg
+    a_name, a_variant = _config_name(a_cfg)
     if external_team(a_cfg) is not None:
         raise ConfigError(f"{a_cfg}: an external team plays as the opponent (--opponent-config), team A is villa's")
-    a_name, a_variant = _config_name(a_cfg)
     a_variant = args.variant or a_variant
     penalty = bool(getattr(args, "penalty", False))
     ext = external_team(b_cfg)
