@@ -27,7 +27,7 @@ import yaml
 
 from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, duration_error, game_over
 from villa_bringup.games.play import ExternalPlayers, GameError, penalty_over, start_penalty
-from villa_bringup.games.spec import PENALTY_TIME, external_team, with_penalty_role
+from villa_bringup.games.spec import PENALTY_TIME, external_error, external_team, with_penalty_role
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path, load
 from villa_nao import field as F
 
@@ -281,10 +281,8 @@ def play(args: argparse.Namespace) -> dict:
     opp_cfg = Path(args.opponent_config) if args.opponent_config else base_cfg
     players = None if args.full and not args.config else args.players
     external = external_team(opp_cfg)
-    if external is not None and args.server != "simspark":
-        raise ConfigError(f"{opp_cfg}: an external team plays on the real SimSpark only (add --server simspark)")
-    if external is not None and getattr(args, "penalty", False):
-        raise ConfigError(f"{opp_cfg}: an external team has no §14 penalty roles; --penalty plays villa teams")
+    if (why := external_error(external, args.server, bool(getattr(args, "penalty", False)))) is not None:
+        raise ConfigError(why)
     lease = lease_domain()
     env = dict(os.environ, ROS_DOMAIN_ID=str(lease.domain_id), PYTHONUNBUFFERED="1")
     os.environ["ROS_DOMAIN_ID"] = str(lease.domain_id)

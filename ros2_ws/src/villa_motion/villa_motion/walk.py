@@ -320,13 +320,16 @@ class WalkEngine:
         self._switch_set(name)
         return ""
 
+    @staticmethod
+    def _top_speeds(p: WalkParams) -> np.ndarray:
+        """A set's maximum forward and sideways speeds (m/s)."""
+        return np.array([p.max_step_x, p.max_step_y]) / p.phase_length
+
     def _fast(self, name: str) -> bool:
         """True for a walk set (not the stop set or the turn set) whose maximum speeds exceed the stop set's."""
         if not self.stop_set or name in (self.stop_set, self.turn_set):
             return False
-        p, s = self.sets[name], self.sets[self.stop_set]
-        return (p.max_step_x / p.phase_length > HAND_OVER * s.max_step_x / s.phase_length
-                or p.max_step_y / p.phase_length > HAND_OVER * s.max_step_y / s.phase_length)
+        return bool(np.any(self._top_speeds(self.sets[name]) > HAND_OVER * self._top_speeds(self.sets[self.stop_set])))
 
     def _faster_than_stop_set(self) -> bool:
         """True while a walk other than the stop set and the turn set steps faster than the stop set's maximum."""
@@ -336,8 +339,7 @@ class WalkEngine:
 
     def _stop_caps(self) -> np.ndarray:
         """The stop set's maximum forward and sideways speeds in steps of the set walked (m per step)."""
-        s, p = self.sets[self.stop_set], self.sets[self.set_name]
-        return np.array([s.max_step_x, s.max_step_y]) / s.phase_length * p.phase_length
+        return self._top_speeds(self.sets[self.stop_set]) * self.sets[self.set_name].phase_length
 
     def _capped(self, steps: np.ndarray) -> np.ndarray:
         """`steps` (x, y, theta) of the set walked, forward and sideways within the stop set's maximum speeds and the

@@ -18,7 +18,7 @@ import yaml
 
 from villa_bringup.accounting import duration_error
 from villa_bringup.games.pool import run_games
-from villa_bringup.games.spec import PENALTY_TIME, GameSpec, TeamSpec, external_team, team_config
+from villa_bringup.games.spec import PENALTY_TIME, GameSpec, TeamSpec, external_error, external_team, team_config
 from villa_bringup.games.summary import plot, summarize, table
 from villa_bringup.team_config import VARIANTS, ConfigError, default_path
 from villa_nao.interrupt import interruptible
@@ -67,11 +67,9 @@ def specs_from_args(args: argparse.Namespace) -> list[GameSpec]:
     a_variant = args.variant or a_variant
     penalty = bool(getattr(args, "penalty", False))
     ext = external_team(b_cfg)
+    if (why := external_error(ext, args.server, penalty)) is not None:
+        raise ConfigError(why)
     if ext is not None:
-        if penalty:
-            raise ConfigError(f"{b_cfg}: an external team has no §14 penalty roles; --penalty plays villa teams")
-        if args.server != "simspark":
-            raise ConfigError(f"{b_cfg}: an external team plays on the real SimSpark only (add --server simspark)")
         b_name = ext.name if ext.name != a_name else f"{ext.name}2"
         b = TeamSpec("B", str(b_cfg), "external", b_name, ext)
     else:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, game_over
 from villa_bringup.games.kicks import KickTracker
-from villa_bringup.games.spec import PENALTY_ROLES, GameSpec, team_config
+from villa_bringup.games.spec import PENALTY_ROLES, GameSpec, external_error, team_config
 
 SAMPLE_EVERY = 10                 # server cycles between ground-truth samples (0.2 s)
 CYCLE = 0.02
@@ -409,8 +409,9 @@ def _cpu(server) -> float:
 
 def play_game(spec: GameSpec, stop, progress=lambda played: None) -> dict:
     """One game to its end (or KeyboardInterrupt when `stop` is set); GameError with the reason."""
-    if spec.server != "simspark" and (spec.a.external or spec.b.external):
-        raise GameError("an external team plays on SimSpark only (--server simspark)")
+    for team in (spec.a.external, spec.b.external):
+        if (why := external_error(team, spec.server, spec.penalty)) is not None:
+            raise GameError(why)
     if spec.server == "villa" and not spec.socket:
         return HostedGame(spec, spec.server).play(stop, progress)
     return SocketGame(spec, spec.server).play(stop, progress)

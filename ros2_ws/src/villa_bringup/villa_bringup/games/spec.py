@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from villa_bringup.team_config import ConfigError, TeamConfig, parse
+from villa_nao.params import read_yaml
 
 PENALTY_TIME = 40.0               # simulated s of a penalty kick (report §14)
 PENALTY_ROLES = {"left": "striker", "right": "goalie"}     # a penalty game: the left team shoots
@@ -53,12 +54,7 @@ def external_team(path: str | Path) -> ExternalTeam | None:
     """The ExternalTeam of a configuration file with an `external` entry (None for a villa team configuration);
     ConfigError naming what is wrong."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the team configuration ({e.strerror})") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not YAML ({e})") from None
+    data = read_yaml(path, "the team configuration", ConfigError)
     if not isinstance(data, dict) or "external" not in data:
         return None
     ext = data["external"]
@@ -91,6 +87,17 @@ def external_team(path: str | Path) -> ExternalTeam | None:
     name = str(ext.get("name") or path.stem)
     return ExternalTeam(name, command, None if cwd is None else str(cwd), {str(k): str(v) for k, v in env.items()},
                         tuple(types), str(path))
+
+
+def external_error(team: ExternalTeam | None, server: str, penalty: bool = False) -> str | None:
+    """Why an external team cannot play a game on `server` (with a §14 `penalty`), or None (also for no team)."""
+    if team is None:
+        return None
+    if penalty:
+        return f"{team.source}: an external team has no §14 penalty roles; --penalty plays villa teams"
+    if server != "simspark":
+        return f"{team.source}: an external team plays on the real SimSpark only (add --server simspark)"
+    return None
 
 
 @dataclass(frozen=True)
