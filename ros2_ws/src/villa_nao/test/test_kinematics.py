@@ -302,6 +302,32 @@ def test_nearest_pose_is_as_good_as_a_many_start_search():
     assert good >= 0.9 * n
 
 
+
+@pytest.mark.parametrize("robot_type", [0, 4])
+def test_the_single_start_search_takes_the_batched_searchs_steps(robot_type):
+    """leg_ik's float-arithmetic search (_bounded_lm_one on _leg_residual_one) lands where the vectorised
+    _bounded_lm on _leg_residual does from the same starts, on out-of-reach targets and start postures."""
+    rng = np.random.default_rng(5 + robot_type)
+    g = K._leg(robot_type, "R")
+    n = 0
+    while n < 30:
+        target = _pose(euler2mat(*rng.uniform(-0.9, 0.9, 3)), g.hip + rng.uniform(-0.4, 0.4, 3))
+        rt, pt = target[:3, :3], target[:3, 3]
+        if K._leg_analytic(g, rt, pt)[1]:
+            continue
+        n += 1
+        starts = rng.uniform(g.lo, g.hi, (3, 6))
+        qs, costs = K._bounded_lm(K._leg_residual(g, np.tile(rt, (3, 1, 1)), np.tile(pt, (3, 1)), 0.4),
+                                  starts, g.lo, g.hi)
+        one = K._leg_residual_one(g, rt, pt, 0.4)
+        for s, qb, cb in zip(starts, qs, costs, strict=True):
+            q, c = K._bounded_lm_one(one, s.tolist(), g.lo_list, g.hi_list)
+            assert c == pytest.approx(cb, rel=1e-9, abs=1e-15)
+            assert np.allclose(q, qb, atol=1e-9)
+        r, cols = one(starts[0].tolist())
+        rb, jb = K._leg_residual(g, rt[None], pt[None], 0.4)(starts[:1])
+        assert np.allclose(r, rb[0], atol=1e-12) and np.allclose(np.array(cols).T, jb[0], atol=1e-12)
+
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
 moderate = st.floats(allow_nan=False, allow_infinity=False, min_value=-2.0, max_value=2.0)
 
