@@ -344,7 +344,8 @@ def _chain_pose_jacobian(links, q) -> tuple[tuple[float, ...], tuple[float, floa
             tx = pax - (l00 * ax_ + l01 * ay_ + l02 * az_)
             ty = pay - (l10 * ax_ + l11 * ay_ + l12 * az_)
             tz = paz - (l20 * ax_ + l21 * ay_ + l22 * az_)
-            axes.append(((r00 * kx + r01 * ky + r02 * kz, r10 * kx + r11 * ky + r12 * kz, r20 * kx + r21 * ky + r22 * kz),
+            axes.append(((r00 * kx + r01 * ky + r02 * kz, r10 * kx + r11 * ky + r12 * kz,
+                          r20 * kx + r21 * ky + r22 * kz),
                          (r00 * pax + r01 * pay + r02 * paz + px, r10 * pax + r11 * pay + r12 * paz + py,
                           r20 * pax + r21 * pay + r22 * paz + pz)))
             px, py, pz = (r00 * tx + r01 * ty + r02 * tz + px, r10 * tx + r11 * ty + r12 * tz + py,
@@ -708,7 +709,9 @@ def _leg_residual_one(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray, w: float)
     def residual_jac(q):
         (r00, r01, r02, r10, r11, r12, r20, r21, r22), (px, py, pz), axes = _chain_pose_jacobian(links, q)
         # the rotation error rt @ R.T as an axis * angle (_rotation_vector)
-        m00, m11, m22 = t00 * r00 + t01 * r01 + t02 * r02, t10 * r10 + t11 * r11 + t12 * r12, t20 * r20 + t21 * r21 + t22 * r22
+        m00 = t00 * r00 + t01 * r01 + t02 * r02
+        m11 = t10 * r10 + t11 * r11 + t12 * r12
+        m22 = t20 * r20 + t21 * r21 + t22 * r22
         vx = (t20 * r10 + t21 * r11 + t22 * r12) - (t10 * r20 + t11 * r21 + t12 * r22)
         vy = (t00 * r20 + t01 * r21 + t02 * r22) - (t20 * r00 + t21 * r01 + t22 * r02)
         vz = (t10 * r00 + t11 * r01 + t12 * r02) - (t00 * r10 + t01 * r11 + t02 * r12)
