@@ -302,7 +302,6 @@ def test_nearest_pose_is_as_good_as_a_many_start_search():
     assert good >= 0.9 * n
 
 
-
 @pytest.mark.parametrize("robot_type", [0, 4])
 def test_the_single_start_search_takes_the_batched_searchs_steps(robot_type):
     """leg_ik's float-arithmetic search (_bounded_lm_one on _leg_residual_one) lands where the vectorised
@@ -327,6 +326,7 @@ def test_the_single_start_search_takes_the_batched_searchs_steps(robot_type):
         r, cols = one(starts[0].tolist())
         rb, jb = K._leg_residual(g, rt[None], pt[None], 0.4)(starts[:1])
         assert np.allclose(r, rb[0], atol=1e-12) and np.allclose(np.array(cols).T, jb[0], atol=1e-12)
+
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
 moderate = st.floats(allow_nan=False, allow_infinity=False, min_value=-2.0, max_value=2.0)

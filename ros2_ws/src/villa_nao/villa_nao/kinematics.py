@@ -81,14 +81,22 @@ def _local_transforms(k: np.ndarray, k2: np.ndarray, pa: np.ndarray, anchor: np.
     return t
 
 
+def _skew_rotation_vector(vx: float, vy: float, vz: float, cos: float) -> tuple[float, float, float] | None:
+    """Axis * angle of a rotation from its skew part (r[2,1] - r[1,2], r[0,2] - r[2,0], r[1,0] - r[0,1]) and the
+    cosine of its angle; None near pi (cos <= -0.9), where the skew part no longer gives the axis accurately."""
+    if not cos > -0.9:
+        return None
+    sin2 = math.sqrt(vx * vx + vy * vy + vz * vz)  # 2 sin(angle)
+    k = 0.5 if sin2 < 1e-12 else math.atan2(0.5 * sin2, cos) / sin2
+    return vx * k, vy * k, vz * k
+
+
 def _rotation_vector(r: np.ndarray) -> np.ndarray:
     """Axis * angle of a rotation matrix: from its skew part, or transforms3d's quaternion near pi."""
-    vee = np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    cos = (r[0, 0] + r[1, 1] + r[2, 2] - 1.0) * 0.5
-    if cos > -0.9:
-        sin2 = math.sqrt(vee @ vee)  # 2 sin(angle)
-        angle = math.atan2(0.5 * sin2, cos)
-        return vee * (0.5 if sin2 < 1e-12 else angle / sin2)
+    v = _skew_rotation_vector(float(r[2, 1] - r[1, 2]), float(r[0, 2] - r[2, 0]), float(r[1, 0] - r[0, 1]),
+                              float(r[0, 0] + r[1, 1] + r[2, 2] - 1.0) * 0.5)
+    if v is not None:
+        return np.array(v)
     w, x, y, z = mat2quat(r)
     if w < 0.0:
         w, x, y, z = -w, -x, -y, -z
@@ -267,7 +275,7 @@ class _Chain:
     k2: np.ndarray
     jmask: np.ndarray     # (k,) bool: link has a joint
     joints: tuple[str, ...]
-    links: tuple = ()     # per link (pa, anchor, axis, has_joint) as floats, for _chain_pose_jacobian
+    links: tuple          # per link (pa, anchor, axis, has_joint) as floats, for _chain_pose_jacobian
 
 
 @cache
@@ -365,6 +373,13 @@ def _chain_pose_jacobian(links, q) -> tuple[tuple[float, ...], tuple[float, floa
 # bounded least squares (the "nearest reachable" fallback)
 
 
+# Levenberg-Marquardt's rules, shared by the vectorised search and its single-start float form: the first damping,
+# its factors after a step that helped and one that did not, its floor, the damping that ends a start, how close to
+# a bound a joint counts as at it, and the stopping rule (the cost is m^2, so 1e-5 relative is 5e-6 of the error).
+_LM_LAMBDA0, _LM_DOWN, _LM_UP, _LM_LAMBDA_MIN, _LM_LAMBDA_MAX = 1e-3, 5.0, 8.0, 1e-12, 1e10
+_LM_AT_BOUND, _LM_REL_GAIN, _LM_ABS_GAIN, _LM_MIN_STEP = 1e-12, 1e-5, 1e-24, 1e-10
+
+
 def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, iters: int = 40):
     """Minimise |r(q)|^2 over lo <= q <= hi from several starts q0 (S, n) at once (vectorised).
 
@@ -376,12 +391,12 @@ def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, it
     r, jac = residual_jac(q)
     cost = np.einsum("sm,sm->s", r, r)
     n = q.shape[1]
-    lam = np.full(len(q), 1e-3)
+    lam = np.full(len(q), _LM_LAMBDA0)
     active = np.ones(len(q), dtype=bool)
     eye = np.eye(n)
     for _ in range(iters):
         g = np.einsum("smn,sm->sn", jac, r)
-        blocked = ((q <= lo + 1e-12) & (g < 0)) | ((q >= hi - 1e-12) & (g > 0))
+        blocked = ((q <= lo + _LM_AT_BOUND) & (g < 0)) | ((q >= hi - _LM_AT_BOUND) & (g > 0))
         active &= ~blocked.all(axis=1)
         if not active.any():
             break
@@ -394,11 +409,11 @@ def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, it
         rn, jn = residual_jac(qn)
         cn = np.einsum("sm,sm->s", rn, rn)
         better = active & (cn < cost)
-        # stop when a step no longer buys anything: the cost is m^2, so 1e-5 relative is 5e-6 of the error
-        done = better & ((cost - cn <= 1e-24 + 1e-5 * cost) | (np.abs(qn - q).max(axis=1) < 1e-10))
+        done = better & ((cost - cn <= _LM_ABS_GAIN + _LM_REL_GAIN * cost)
+                         | (np.abs(qn - q).max(axis=1) < _LM_MIN_STEP))
         q[better], r[better], jac[better], cost[better] = qn[better], rn[better], jn[better], cn[better]
-        lam = np.where(better, np.maximum(lam / 5.0, 1e-12), lam * 8.0)
-        active &= ~done & (lam <= 1e10)
+        lam = np.where(better, np.maximum(lam / _LM_DOWN, _LM_LAMBDA_MIN), lam * _LM_UP)
+        active &= ~done & (lam <= _LM_LAMBDA_MAX)
     return q, cost
 
 
@@ -411,10 +426,11 @@ def _bounded_lm_one(residual_jac, q0, lo, hi, iters: int = 40) -> tuple[list[flo
     q = [min(max(x, a), b) for x, a, b in zip(q0, lo, hi, strict=True)]
     r, cols = residual_jac(q)
     cost = sum(map(_mul, r, r))
-    lam = 1e-3
+    lam = _LM_LAMBDA0
     for _ in range(iters):
         g = [sum(map(_mul, c, r)) for c in cols]
-        free = [not ((q[j] <= lo[j] + 1e-12 and g[j] < 0) or (q[j] >= hi[j] - 1e-12 and g[j] > 0)) for j in range(n)]
+        free = [not ((q[j] <= lo[j] + _LM_AT_BOUND and g[j] < 0) or (q[j] >= hi[j] - _LM_AT_BOUND and g[j] > 0))
+                for j in range(n)]
         if not any(free):
             break
         h = [[0.0] * n for _ in range(n)]
@@ -433,15 +449,15 @@ def _bounded_lm_one(residual_jac, q0, lo, hi, iters: int = 40) -> tuple[list[flo
         rn, cn_cols = residual_jac(qn)
         cn = sum(map(_mul, rn, rn))
         if cn < cost:
-            # stop when a step no longer buys anything: the cost is m^2, so 1e-5 relative is 5e-6 of the error
-            done = cost - cn <= 1e-24 + 1e-5 * cost or max(abs(a - b) for a, b in zip(qn, q, strict=True)) < 1e-10
+            done = (cost - cn <= _LM_ABS_GAIN + _LM_REL_GAIN * cost
+                    or max(abs(a - b) for a, b in zip(qn, q, strict=True)) < _LM_MIN_STEP)
             q, r, cols, cost = qn, rn, cn_cols, cn
-            lam = max(lam / 5.0, 1e-12)
+            lam = max(lam / _LM_DOWN, _LM_LAMBDA_MIN)
             if done:
                 break
         else:
-            lam *= 8.0
-            if lam > 1e10:
+            lam *= _LM_UP
+            if lam > _LM_LAMBDA_MAX:
                 break
     return q, cost
 
@@ -715,14 +731,10 @@ def _leg_residual_one(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray, w: float)
         vx = (t20 * r10 + t21 * r11 + t22 * r12) - (t10 * r20 + t11 * r21 + t12 * r22)
         vy = (t00 * r20 + t01 * r21 + t02 * r22) - (t20 * r00 + t21 * r01 + t22 * r02)
         vz = (t10 * r00 + t11 * r01 + t12 * r02) - (t00 * r10 + t01 * r11 + t02 * r12)
-        cos = (m00 + m11 + m22 - 1.0) * 0.5
-        if cos > -0.9:
-            sin2 = math.sqrt(vx * vx + vy * vy + vz * vz)
-            k = w * (0.5 if sin2 < 1e-12 else math.atan2(0.5 * sin2, cos) / sin2)
-            ox, oy, oz = vx * k, vy * k, vz * k
-        else:
-            r = np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]])
-            ox, oy, oz = (w * _rotation_vector(rt @ r.T)).tolist()
+        rv = _skew_rotation_vector(vx, vy, vz, (m00 + m11 + m22 - 1.0) * 0.5)
+        if rv is None:
+            rv = _rotation_vector(rt @ np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]]).T).tolist()
+        ox, oy, oz = w * rv[0], w * rv[1], w * rv[2]
         cols = [(wy * (pz - cz) - wz * (py - cy), wz * (px - cx) - wx * (pz - cz), wx * (py - cy) - wy * (px - cx),
                  w * wx, w * wy, w * wz) for (wx, wy, wz), (cx, cy, cz) in axes]
         return [tx - px, ty - py, tz - pz, ox, oy, oz], cols
