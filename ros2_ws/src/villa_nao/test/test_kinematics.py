@@ -328,6 +328,24 @@ def test_the_single_start_search_takes_the_batched_searchs_steps(robot_type):
         assert np.allclose(r, rb[0], atol=1e-12) and np.allclose(np.array(cols).T, jb[0], atol=1e-12)
 
 
+def test_the_float_solve_takes_the_lower_triangle_and_falls_back_on_a_bad_pivot():
+    """_solve_spd (the search's step) solves h x = b from h's lower triangle: a damped normal matrix as the search
+    builds it, sizes 1-6, against numpy; a symmetric matrix with a non-positive pivot goes to numpy's pivoting solve
+    with the full matrix rebuilt from the triangle."""
+    rng = np.random.default_rng(11)
+    for n in range(1, 7):
+        for _ in range(20):
+            j = rng.standard_normal((6, n))
+            h = j.T @ j + 1e-3 * np.diag(np.diag(j.T @ j))
+            b = rng.standard_normal(n)
+            x = K._solve_spd([h[i, :i + 1].tolist() for i in range(n)], b.tolist())
+            assert np.allclose(x, np.linalg.solve(h, b), rtol=1e-9, atol=1e-12)
+    h = np.array([[0.0, 1.0, 2.0], [1.0, 3.0, 0.5], [2.0, 0.5, -1.0]])      # zero first pivot, invertible
+    b = np.array([1.0, -2.0, 0.5])
+    x = K._solve_spd([h[i, :i + 1].tolist() for i in range(3)], b.tolist())
+    assert np.allclose(x, np.linalg.solve(h, b), rtol=1e-12)
+
+
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
 moderate = st.floats(allow_nan=False, allow_infinity=False, min_value=-2.0, max_value=2.0)
 

@@ -429,22 +429,21 @@ def _bounded_lm_one(residual_jac, q0, lo, hi, iters: int = 40) -> tuple[list[flo
     lam = _LM_LAMBDA0
     for _ in range(iters):
         g = [sum(map(_mul, c, r)) for c in cols]
-        free = [not ((q[j] <= lo[j] + _LM_AT_BOUND and g[j] < 0) or (q[j] >= hi[j] - _LM_AT_BOUND and g[j] > 0))
-                for j in range(n)]
-        if not any(free):
+        free = [j for j in range(n)
+                if not ((q[j] <= lo[j] + _LM_AT_BOUND and g[j] < 0) or (q[j] >= hi[j] - _LM_AT_BOUND and g[j] > 0))]
+        if not free:
             break
-        h = [[0.0] * n for _ in range(n)]
-        for i in range(n):
-            if free[i]:
-                ci, hi_ = cols[i], h[i]
-                for j in range(i):
-                    if free[j]:
-                        hi_[j] = h[j][i] = sum(map(_mul, ci, cols[j]))
-                d = sum(map(_mul, ci, ci))
-                hi_[i] = d + lam * (d + 1e-12)
-            else:
-                h[i][i] = 1.0
-        step = _solve_spd(h, [g[j] if free[j] else 0.0 for j in range(n)])
+        # the damped normal equations over the free joints (a held joint's row is the identity with a zero right-hand
+        # side, so its step is exactly 0)
+        fc = [cols[j] for j in free]
+        h = []
+        for i, ci in enumerate(fc):
+            d = sum(map(_mul, ci, ci))
+            h.append([sum(map(_mul, ci, fc[j])) for j in range(i)] + [d + lam * (d + 1e-12)])
+        sub = _solve_spd(h, [g[j] for j in free])
+        step = [0.0] * n
+        for j, x in zip(free, sub, strict=True):
+            step[j] = x
         qn = [min(max(x + d, a), b) for x, d, a, b in zip(q, step, lo, hi, strict=True)]
         rn, cn_cols = residual_jac(qn)
         cn = sum(map(_mul, rn, rn))
@@ -463,27 +462,39 @@ def _bounded_lm_one(residual_jac, q0, lo, hi, iters: int = 40) -> tuple[list[flo
 
 
 def _solve_spd(h: list[list[float]], b: list[float]) -> list[float]:
-    """h x = b for a small symmetric positive definite h (Cholesky in float arithmetic; numpy's solve, which
-    pivots, when a pivot is not positive)."""
+    """h x = b for a small symmetric positive definite h given by its lower triangle (row i: h[i][0..i]): Cholesky in
+    float arithmetic; numpy's solve, which pivots, when a pivot is not positive."""
     n = len(b)
-    low = [[0.0] * n for _ in range(n)]
+    low: list[list[float]] = []
+    diag: list[float] = []
     for i in range(n):
-        li = low[i]
-        for j in range(i + 1):
-            lj = low[j]
-            s = h[i][j] - sum(map(_mul, li[:j], lj[:j]))
-            if i == j:
-                if not s > 0.0:
-                    return np.linalg.solve(np.array(h), np.array(b)).tolist()
-                li[i] = math.sqrt(s)
-            else:
-                li[j] = s / lj[j]
-    y = [0.0] * n
+        hi_, li = h[i], []
+        for j in range(i):
+            lj, s = low[j], hi_[j]
+            for k in range(j):
+                s -= li[k] * lj[k]
+            li.append(s / diag[j])
+        s = hi_[i]
+        for x in li:
+            s -= x * x
+        if not s > 0.0:
+            full = np.array([[h[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)])
+            return np.linalg.solve(full, np.array(b)).tolist()
+        li.append(math.sqrt(s))
+        diag.append(li[i])
+        low.append(li)
+    y: list[float] = []
     for i in range(n):
-        y[i] = (b[i] - sum(map(_mul, low[i][:i], y[:i]))) / low[i][i]
+        li, s = low[i], b[i]
+        for k in range(i):
+            s -= li[k] * y[k]
+        y.append(s / diag[i])
     x = [0.0] * n
     for i in range(n - 1, -1, -1):
-        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
+        s = y[i]
+        for k in range(i + 1, n):
+            s -= low[k][i] * x[k]
+        x[i] = s / diag[i]
     return x
 
 
