@@ -196,3 +196,42 @@ def test_an_impact_spike_is_not_lying_on_the_front():
     a = ep.result()
     assert not a.success and a.lies_on == "back"
     assert a.over[0] < 0.5
+
+
+def test_robust_get_up_scores_the_worse_half_of_its_trials(tmp_path):
+    """--robust: the evaluation's fitness is the mean of the worse half of its falls' scores, so one failure costs a
+    fast candidate twice what it costs in the mean; it needs two trials and is part of the run's identity."""
+    import numpy as np
+
+    from villa_optimize.cli import _getup_objective, add_arguments
+    from villa_optimize.getup_objective import GetupEvaluator
+
+    class Falls:                                                   # a world whose falls end as given
+        def __init__(self, attempts):
+            self.attempts = list(attempts)
+
+        def run_episode(self, episode):
+            return self.attempts.pop(0)
+
+    def evaluate(objective, attempts):
+        ev = object.__new__(GetupEvaluator)
+        ev.objective, ev.rng, ev.world = objective, np.random.default_rng(0), Falls(attempts)
+        return ev.evaluate(objective.x0())[0]
+
+    from argparse import ArgumentParser
+
+    p = ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["getup", "--world", "villa", "--trials", "4", "--robust", "--out", str(tmp_path)])
+    robust = _getup_objective(args)
+    plain = _getup_objective(p.parse_args(["getup", "--world", "villa", "--trials", "4", "--out", str(tmp_path)]))
+    assert robust.robust and robust.describe()["robust"] and "robust" not in plain.describe()
+    fast = [GetupAttempt(True, 1.0, 0.4, 0.99)] * 3 + [GetupAttempt(False, 4.0, 0.1, 0.0)]     # scores 19 x 3, 0.15
+    sure = [GetupAttempt(True, 1.8, 0.4, 0.99)] * 4                                             # 18.2 x 4
+    assert evaluate(plain, fast) == pytest.approx((3 * 19.0 + fast[3].score) / 4)
+    assert evaluate(robust, fast) == pytest.approx((19.0 + fast[3].score) / 2)
+    assert evaluate(robust, sure) == pytest.approx(evaluate(plain, sure)) == pytest.approx(18.2)
+    assert 18.2 - evaluate(robust, fast) > 1.9 * (18.2 - evaluate(plain, fast))
+    with pytest.raises(ValueError, match="at least 2 trials"):
+        _getup_objective(p.parse_args(["getup", "--world", "villa", "--trials", "1", "--robust", "--out",
+                                       str(tmp_path)]))

@@ -206,7 +206,8 @@ def test_robust_standing_kicks_come_from_the_same_spread_offsets_and_score_the_w
     """--robust: every candidate kicks from the same ball offsets, spread over the whole +-offset square
     (SimSpark is deterministic per offset, and a mean over random ones rewards lucky candidates); the fitness is the
     mean of the worse half of the scores; it needs --standing and at least two attempts."""
-    from villa_optimize.kick_objective import KickObjective, evaluation_fitness, standing_offsets
+    from villa_optimize.kick_objective import KickObjective, standing_offsets
+    from villa_optimize.runner import evaluation_fitness
 
     a, b = standing_offsets(16, 0.03), standing_offsets(16, 0.03)
     assert a.shape == (16, 2) and np.array_equal(a, b)

@@ -166,6 +166,16 @@ def test_sprint10_walks_ten_seconds_from_a_stop_then_stops_and_turns_to_a_target
     assert turn.optimized_set == "turn" and turn.walk_rule and turn.space == "turn_space.yaml"
 
 
+def test_sprint_stops_is_sprint10_after_two_bursts_of_stop_and_go():
+    t, s10 = get_task("sprintStops"), get_task("sprint10")
+    phases = t.make_phases()
+    assert [p.kind for p in phases] == ["waypoint", "stop"] * 2 + [p.kind for p in s10.make_phases()]
+    assert [p.duration for p in phases[:4]] == [1.0] * 4
+    assert phases[0].target == phases[2].target == phases[4].target      # every forward walk toward the far target
+    assert t.duration() == pytest.approx(s10.duration() + 4.0)
+    assert (t.start, t.optimized_set, t.sprint_rule, t.space) == (s10.start, "sprint", True, s10.space)
+
+
 def _turn_sense(points, centre):
     """+1 where consecutive points go counter-clockwise around `centre`, -1 clockwise."""
     out = []

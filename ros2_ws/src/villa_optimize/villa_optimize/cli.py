@@ -98,6 +98,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the skill (default getup_back)")
     _common(g)
     g.add_argument("--trials", type=_int_at_least(1), default=3, help="falls per candidate, averaged (default 3)")
+    g.add_argument("--robust", action="store_true",
+                   help="fitness: the mean of the worse half of the trials' scores instead of the mean (needs "
+                        "--trials >= 2)")
     g.add_argument("--goal", choices=("stand", "front"), default="stand",
                    help="stand (default), or front: the skill rolls the robot onto its front, where getup_front "
                         "takes over (§8)")
@@ -135,7 +138,7 @@ def _getup_objective(args):
                           variables_file=args.start_params or config_path("villa_motion", "skill_params.yaml"),
                           params_out=args.params_out or args.out / "skill_params.yaml", space_file=args.space,
                           world=args.world, socket=args.socket, robot_type=args.robot_type, trials=args.trials,
-                          seed=args.seed, goal=args.goal)
+                          seed=args.seed, goal=args.goal, robust=args.robust)
 
 
 def main(args: argparse.Namespace | None = None) -> int:

@@ -32,6 +32,7 @@ from villa_motion import kick as KK
 from villa_motion.params import load_parameter_sets
 from villa_nao import field as F
 from villa_nao.params import config_path, read_yaml
+from villa_optimize.runner import evaluation_fitness
 from villa_optimize.space import Space, write_text_atomic
 from villa_optimize.standing_kick import STANDING_ERROR
 from villa_optimize.tasks import UPRIGHT_FALLEN, Observation, motion_cycle
@@ -269,12 +270,6 @@ def standing_offsets(n: int, offset: float = STANDING_ERROR) -> np.ndarray:
     from scipy.stats import qmc
 
     return (2.0 * qmc.Halton(d=2, scramble=False).random(n) - 1.0) * offset
-
-
-def evaluation_fitness(scores, robust: bool = False) -> float:
-    """An evaluation's fitness: the mean score, or with `robust` the mean of the worse half (rounded up)."""
-    s = np.sort(np.asarray(scores, float))
-    return float(np.mean(s[:max(1, math.ceil(len(s) / 2))] if robust else s))
 
 
 class KickEvaluator:

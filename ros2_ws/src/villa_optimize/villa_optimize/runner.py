@@ -13,6 +13,7 @@ generation under way is dropped, the state of the last complete one is kept.
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing as mp
 import os
 import pickle
@@ -44,6 +45,13 @@ class Evaluator(Protocol):
     # sees, the same ones every time); the runner's --holdout needs it
 
     # optional: def pids(self) -> list[int]: process groups (e.g. simulators) the pool kills if the worker cannot
+
+
+def evaluation_fitness(scores, robust: bool = False) -> float:
+    """An evaluation's fitness from its trials' scores: the mean, or with `robust` the mean of the worse half (rounded
+    up), so that a candidate on the edge of failing does not score as a good one on lucky trials."""
+    s = np.sort(np.asarray(scores, float))
+    return float(np.mean(s[:max(1, math.ceil(len(s) / 2))] if robust else s))
 
 
 def _pids(ev) -> list[int]:

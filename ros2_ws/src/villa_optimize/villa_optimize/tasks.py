@@ -9,6 +9,8 @@
   compatible.
 - sprint10 (§10.3.2): 10 s forward from a complete stop, a stop, then a target beside and behind (goToTarget's), the
   sprint rule as in sprint: the transitions at a fifth of the course's cost.
+- sprintStops (§10.3.2): sprint10 after two bursts of stop and go from standing (1 s forward, 1 s stop, twice): the
+  sprint's starts and stops at low speed, where sets learned on sprint10 alone fell in goToTarget courses.
 - driveBallToGoal (§10.3.1): drive the ball toward the opponent goal for 30 s; fitness = distance the ball travels
   toward the goal (minus Fall if the robot fell).
 - positioning (§10.3.3, the report's driveBallToGoal2): dribble for 15 s from a variety of positions and
@@ -162,6 +164,16 @@ def sprint10_phases() -> list[OptPhase]:
     return [WaypointOptPhase((16.0, 0.0), 10.0), StopOptPhase(1.5), WaypointOptPhase((8.5, 1.5), 2.5)]
 
 
+def sprint_stops_phases() -> list[OptPhase]:
+    """sprint10 after two bursts of stop and go from standing: 1 s toward the far forward target (the sprint rule walks
+    the sprint set from a stop), a 1 s stop, twice, then sprint10's phases. Sprint sets learned on sprint10 alone for
+    robot types 1 and 2 walked 10 m at 1.0-1.05 m/s on SimSpark and fell in 10-18 of 20 goToTarget courses of
+    villa bench motion_course, at the stops and at stop and go; a stop at full speed alone does not select for
+    these."""
+    burst = [WaypointOptPhase((16.0, 0.0), 1.0), StopOptPhase(1.0)]
+    return [*burst, *burst, *sprint10_phases()]
+
+
 def turn_phases() -> list[OptPhase]:
     """Turning in place at full speed each way, from standing and from walks forward, backward and sideways, each
     turn handing over to a walk or a stop: the walk's turn set (the in-place turn of goToTarget, villa_motion's
@@ -226,6 +238,8 @@ TASKS: dict[str, Task] = {
     "sprint": Task("sprint", sprint_phases, (-7.0, 0.0, 0.0), "sprint", sprint_rule=True),
     "sprint10": Task("sprint10", sprint10_phases, (-10.0, 0.0, 0.0), "sprint", sprint_rule=True,
                      space="sprint_space.yaml"),
+    "sprintStops": Task("sprintStops", sprint_stops_phases, (-10.0, 0.0, 0.0), "sprint", sprint_rule=True,
+                        space="sprint_space.yaml"),
     "turnInPlace": Task("turnInPlace", turn_phases, (-10.0, 0.0, 0.0), "turn", space="turn_space.yaml",
                         walk_rule=True),
     "driveBallToGoal": Task("driveBallToGoal", drive_ball_phases, (-6.0, 0.0, 0.0), "driveBallToGoal",
