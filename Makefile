@@ -18,4 +18,4 @@ doctor: setup
 	@bash -c 'source scripts/env.sh && villa doctor'
 
 clean:  ## remove the build (keeps .venv)
-	rm -rf ros2_ws/build ros2_ws/install ros2_ws/log .villa-logs
+	rm -rf ros2_ws/build ros2_ws/install ros2_ws/log .villa-logs .villa-third-party

@@ -103,7 +103,32 @@ fi
 export VIRTUAL_ENV="$VENV"
 export PATH="$VENV/bin:$PATH"
 export AMENT_PREFIX_PATH="$VENV"
-SRC_HASH="$( (cd "$WS/src" && find . -path '*/__pycache__' -prune -o -type f -printf '%p %s %T@\n' | sort; echo "$REQ_HASH") | sha256sum | cut -d' ' -f1)"
+# Interface packages the wheels lack, from their upstream archives (third_party/README.md): tf2_msgs (/tf,
+# /tf_static). Unpacked outside ros2_ws/src, so that a ROS distro user's own colcon build of ros2_ws/src never builds a
+# second tf2_msgs over the distro's; built here with the workspace, into ros2_ws/install. Not built where this
+# environment already has one (ament_index finds it: AMENT_PREFIX_PATH is the venv alone here, never the workspace).
+TP_DIR="$ROOT/.villa-third-party"
+TP_ARCHIVE="$ROOT/third_party/tf2_msgs-0.41.7.tar.gz"
+TP_PKG="$TP_DIR/src/geometry2-0.41.7/tf2_msgs"
+BASE_PATHS=(src)
+if "$VENV/bin/python" -c 'from ament_index_python.packages import get_package_prefix as p; p("tf2_msgs")' \
+        >/dev/null 2>&1; then
+    TP_STATE="tf2_msgs from the environment"
+    rm -rf "$WS/install/tf2_msgs" "$WS/build/tf2_msgs"   # an earlier build of ours would shadow it
+else
+    [ -f "$TP_ARCHIVE" ] || fail "$TP_ARCHIVE is missing" "restore third_party/ from git (git checkout -- third_party)"
+    TP_STATE="$(cat "$TP_ARCHIVE" "$ROOT/third_party/colcon.meta" | sha256sum | cut -d' ' -f1)"
+    if [ ! -f "$TP_PKG/package.xml" ] || [ "$(cat "$TP_DIR/.unpacked" 2>/dev/null)" != "$TP_STATE" ]; then
+        rm -rf "$TP_DIR"
+        mkdir -p "$TP_DIR/src"
+        tar -xzf "$TP_ARCHIVE" -C "$TP_DIR/src" \
+            || fail "could not unpack $TP_ARCHIVE" "restore third_party/ from git (git checkout -- third_party)"
+        echo "$TP_STATE" > "$TP_DIR/.unpacked"
+    fi
+    BASE_PATHS+=("$TP_PKG")
+fi
+SRC_HASH="$( (cd "$WS/src" && find . -path '*/__pycache__' -prune -o -type f -printf '%p %s %T@\n' | sort; echo "$REQ_HASH"
+              echo "$TP_STATE") | sha256sum | cut -d' ' -f1)"
 if [ -f "$BUILD_STAMP" ] && [ "$(cat "$BUILD_STAMP")" = "$SRC_HASH" ]; then
     exit 0
 fi
@@ -114,8 +139,8 @@ for setup_py in "$WS"/src/*/setup.py; do
     rm -rf "$WS/install/$(basename "$(dirname "$setup_py")")/bin"
 done
 say "colcon build (ros2_ws)"
-if ! (cd "$WS" && colcon --log-base log build --symlink-install --event-handlers console_direct- \
-        >"$LOGDIR/colcon.log" 2>&1); then
+if ! (cd "$WS" && colcon --log-base log build --symlink-install --base-paths "${BASE_PATHS[@]}" \
+        --metas "$ROOT/third_party/colcon.meta" --event-handlers console_direct- >"$LOGDIR/colcon.log" 2>&1); then
     FAILED="$(grep -oE 'Failed +<<< [A-Za-z0-9_]+' "$LOGDIR/colcon.log" | awk '{print $3}' | tr '\n' ' ')"
     fail "colcon build failed for: ${FAILED:-see log} (log: $LOGDIR/colcon.log)" \
          "fix the error shown there, then rerun"

@@ -64,6 +64,23 @@ def test_doctor_reports_missing_interfaces(monkeypatch):
     assert not c.ok and "NoSuchMessage" in c.detail and "make setup" in c.fix
 
 
+def test_doctor_reports_a_missing_tf2_msgs(monkeypatch):
+    import importlib
+
+    real = importlib.import_module
+
+    def without_tf2(name, *a):
+        if name.startswith("tf2_msgs"):
+            raise ImportError("No module named 'tf2_msgs'")
+        return real(name, *a)
+
+    monkeypatch.setattr(doctor.importlib, "import_module", without_tf2)
+    c = doctor.check_interfaces()
+    assert not c.ok and "tf2_msgs" in c.detail and "make setup" in c.fix
+    monkeypatch.undo()
+    assert doctor.check_interfaces().ok
+
+
 @pytest.mark.integration
 def test_villa_doctor_command_end_to_end(ros_domain):
     res = subprocess.run(["villa", "doctor"], capture_output=True, text=True, timeout=120)

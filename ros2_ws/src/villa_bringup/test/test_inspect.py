@@ -14,10 +14,17 @@ def test_rviz_config_is_yaml_with_field_frame_and_known_topics():
     cfg = yaml.safe_load(RVIZ.read_text())
     vm = cfg["Visualization Manager"]
     assert vm["Global Options"]["Fixed Frame"] == "field"
-    topics = {d["Topic"]["Value"] for d in vm["Displays"]}
+    topics = {d["Topic"]["Value"] for d in vm["Displays"] if "Topic" in d}
     assert {"/field_markers", "/team_markers", "/villa/p1/particles", "/villa/p1/pose",
             "/villa/p1/localization_markers", "/villa/p1/strategy_markers"} == topics
     assert all(d["Class"].startswith("rviz_default_plugins/") for d in vm["Displays"])
+    assert [d["Name"] for d in vm["Displays"] if d["Class"] == "rviz_default_plugins/TF"] == ["TF"]
+    # each robot model reads its player's latched URDF, whose link names are the player's frames (no TF prefix)
+    models = [d for d in vm["Displays"] if d["Class"] == "rviz_default_plugins/RobotModel"]
+    assert [d["Description Topic"]["Value"] for d in models] == \
+        [f"/villa/p{u}/robot_description" for u in range(1, 6)] + [f"/allball/p{u}/robot_description" for u in (1, 2)]
+    assert all(d["Description Source"] == "Topic" and d["TF Prefix"] == "" and
+               d["Description Topic"]["Durability Policy"] == "Transient Local" for d in models)
 
 
 def test_field_markers_cover_lines_goals_and_flags():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2]
 ROS = {"rclpy", "ament_index_python", "builtin_interfaces", "geometry_msgs", "nav_msgs", "rosgraph_msgs",
-       "sensor_msgs", "std_msgs", "visualization_msgs"}
+       "sensor_msgs", "std_msgs", "visualization_msgs", "tf2_msgs", "rcl_interfaces"}
 ROSDEP = {"numpy": "python3-numpy", "scipy": "python3-scipy", "yaml": "python3-yaml", "psutil": "python3-psutil",
           "transforms3d": "python3-transforms3d", "matplotlib": "python3-matplotlib"}
 

@@ -15,6 +15,7 @@ def _copy_scripts(dst: Path) -> None:
     (dst / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "scripts" / "setup.sh", dst / "scripts" / "setup.sh")
     shutil.copy(REPO / "requirements.txt", dst / "requirements.txt")
+    shutil.copytree(REPO / "third_party", dst / "third_party")      # the archives setup.sh builds (tf2_msgs)
     (dst / "ros2_ws" / "src").mkdir(parents=True)
 
 

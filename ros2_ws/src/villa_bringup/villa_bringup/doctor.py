@@ -96,7 +96,11 @@ def check_interfaces() -> Check:
             getattr(msg_mod, n)()
     except Exception as e:
         return Check("interfaces", False, f"villa_msgs messages do not construct: {e}", SETUP_FIX)
-    return Check("interfaces", True, f"villa_msgs: {len(VILLA_MSGS)} interfaces import")
+    try:                # /tf and /tf_static: a distro's, or the one setup.sh builds from third_party/
+        importlib.import_module("tf2_msgs.msg").TFMessage()
+    except Exception as e:
+        return Check("interfaces", False, f"tf2_msgs (the frame tree's /tf) does not import: {e}", SETUP_FIX)
+    return Check("interfaces", True, f"villa_msgs: {len(VILLA_MSGS)} interfaces import; tf2_msgs imports")
 
 
 def _executables() -> set[tuple[str, str]]:

@@ -5,8 +5,10 @@
 
 Messages are stored as they travel (CDR, subscribed raw), each channel with its `ros2msg` schema (the .msg definition
 with its dependencies appended, as rosbag2 writes them), so `ros2 bag info/play`, Foxglove and `mcap_ros2` read the
-file. Topics that appear after the start are picked up (discovery is repeated every second). Ctrl-C closes the file
-cleanly.
+file. Topics that appear after the start are picked up (discovery is repeated every second). `/tf` and `/tf_static`
+are recorded with the chosen topics (`--no-tf`: not), so a recording shows the robots in the field; a topic whose
+publishers all latch it (transient local: `/tf_static`, `robot_description`) is subscribed transient local, as rosbag2
+does, so what they published before the recording began is in it too. Ctrl-C closes the file cleanly.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32",
               "int64", "uint64", "string", "wstring", "octet"}
 SEPARATOR = "=" * 80
+TF_TOPICS = ("/tf", "/tf_static")       # recorded with any selection unless --no-tf
 
 
 class RecordError(RuntimeError):
@@ -85,11 +88,12 @@ def message_class(type_name: str):
 class Recorder:
     """Subscribes (raw) to the topics matching the patterns and appends every message to an MCAP file."""
 
-    def __init__(self, node, output: Path, patterns: list[str]) -> None:
+    def __init__(self, node, output: Path, patterns: list[str], extra: tuple[str, ...] = TF_TOPICS) -> None:
         from mcap.writer import CompressionType, Writer
 
         self.node = node
         self.patterns = [re.compile(p if p.startswith("^") else f"^{p}$") for p in patterns]
+        self.extra = set(extra)                     # topics recorded besides the patterns' (exact names)
         self._file = open(output, "wb")
         self.writer = Writer(self._file, compression=CompressionType.ZSTD)
         self.writer.start(profile="ros2", library="villa record")
@@ -99,13 +103,26 @@ class Recorder:
         self._lock = threading.Lock()
         self._closed = False
 
+    def selected(self, topic: str) -> bool:
+        """Whether the patterns (not the extra topics) select `topic`."""
+        return any(p.match(topic) for p in self.patterns)
+
+    def qos(self, topic: str):
+        """The subscription's QoS: reliable, keep-last 50; transient local when every publisher of the topic offers
+        it (a latched topic), volatile otherwise (a transient-local subscription would not match a volatile
+        publisher)."""
+        from rclpy.qos import DurabilityPolicy, QoSProfile
+
+        infos = self.node.get_publishers_info_by_topic(topic)
+        latched = bool(infos) and all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos)
+        return QoSProfile(depth=50, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else
+                          DurabilityPolicy.VOLATILE)
+
     def discover(self) -> list[str]:
         """Subscribe to matching topics not yet recorded; returns the new ones."""
-        from rclpy.qos import QoSProfile
-
         new = []
         for topic, types in self.node.get_topic_names_and_types():
-            if topic in self.channels or not any(p.match(topic) for p in self.patterns):
+            if topic in self.channels or not (topic in self.extra or self.selected(topic)):
                 continue
             type_name = types[0]
             schema_name = type_name.replace("/msg/", "/")
@@ -116,7 +133,7 @@ class Recorder:
                                                schema_id=self.schemas[schema_name])
             self.channels[topic] = cid
             self.node.create_subscription(message_class(type_name), topic,
-                                          lambda data, c=cid: self._write(c, data), QoSProfile(depth=50), raw=True)
+                                          lambda data, c=cid: self._write(c, data), self.qos(topic), raw=True)
             new.append(topic)
         return new
 
@@ -141,6 +158,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--duration", type=float, default=0.0, help="wall seconds to record (default: until Ctrl-C)")
     p.add_argument("--wait", type=float, default=5.0, help="s to wait for a matching topic before giving up")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument("--no-tf", action="store_true", help="leave out /tf and /tf_static (recorded by default)")
 
 
 def main(args: argparse.Namespace | None = None) -> int:
@@ -168,7 +186,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     node = rclpy.create_node("villa_record")
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    rec = Recorder(node, out, args.topics)
+    rec = Recorder(node, out, args.topics, () if args.no_tf else TF_TOPICS)
     code = 0
     try:
         start = time.monotonic()
@@ -179,7 +197,7 @@ def main(args: argparse.Namespace | None = None) -> int:
                 last_discover = now
                 for t in rec.discover():
                     print(f"villa record: recording {t}", flush=True)
-                if not rec.channels and now - start > args.wait:
+                if not any(rec.selected(t) for t in rec.channels) and now - start > args.wait:
                     print(f"villa record: no topic matches {' '.join(args.topics)} after {args.wait:.0f} s "
                           f"(is the team running, with the same ROS_DOMAIN_ID?)", file=sys.stderr)
                     code = 1

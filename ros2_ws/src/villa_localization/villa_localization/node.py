@@ -1,6 +1,8 @@
 """The localization node: villa_localization.stage.LocalizationStage behind the localization topics (wiring only).
 
-observations + odometry + beams + fall state -> pose, particles, world model, markers (§5). Parameters:
+observations + odometry + beams + fall state -> pose, particles, world model, markers (§5), and with `publish_tf`
+REP-105's ``field -> odom`` on /tf at each estimate while /tf has a subscriber (villa_nao.frames: the estimate composed
+with the inverse of the odometry it has taken in, turned by pi for the right team). Parameters:
 config/localization.yaml.
 """
 
@@ -18,9 +20,12 @@ from villa_localization.stage import TRACKED_COVARIANCE, LocalizationStage, Trac
 from villa_localization.world_model import Observed
 from villa_msgs.msg import FallState, GameState, Observation, Observations, TrackedObject, WorldModel
 from villa_nao import field as F
+from villa_nao.frames import FIELD, ODOM, field_to_odom, frame_prefix
 from villa_nao.params import declare_from_yaml
 from villa_nao.ros import QOS, spin, stamp_seconds, wanted
+from villa_nao.tf_ros import TfPublisher
 
+SIDES = {GameState.SIDE_LEFT: "left", GameState.SIDE_RIGHT: "right"}
 KINDS = {Observation.TYPE_FLAG: "flag", Observation.TYPE_GOAL_POST: "goal_post", Observation.TYPE_BALL: "ball",
          Observation.TYPE_TEAMMATE: "teammate", Observation.TYPE_OPPONENT: "opponent", Observation.TYPE_LINE: "line"}
 
@@ -72,7 +77,11 @@ def world_model_message(e: WorldEstimate) -> WorldModel:
 class LocalizationNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("localization", **kwargs)
-        self.stage = LocalizationStage.from_params(declare_from_yaml(self, "villa_localization", "localization.yaml"))
+        p = declare_from_yaml(self, "villa_localization", "localization.yaml")
+        self.stage = LocalizationStage.from_params(p)
+        self.side: str | None = None                    # the half we defend (game_state): our field's turn
+        self.tf = TfPublisher(self) if p["publish_tf"] else None
+        self._odom_frames = [(FIELD, frame_prefix(self.get_namespace(), str(p["frame_prefix"])) + ODOM)]
         self.pub_pose = self.create_publisher(PoseWithCovarianceStamped, "pose", QOS)
         self.pub_particles = self.create_publisher(PoseArray, "particles", QOS)
         self.pub_world = self.create_publisher(WorldModel, "world_model", QOS)
@@ -85,6 +94,7 @@ class LocalizationNode(Node):
 
     def _on_game_state(self, msg: GameState) -> None:
         self.stage.game_state(msg.unum)
+        self.side = SIDES.get(msg.side, self.side)
 
     def _on_fall(self, msg: FallState) -> None:
         self.stage.fall(msg.state != FallState.UPRIGHT, stamp_seconds(msg.header.stamp))
@@ -99,6 +109,9 @@ class LocalizationNode(Node):
     def _on_observations(self, msg: Observations) -> None:
         e = self.stage.observe(observed(msg), stamp_seconds(msg.header.stamp))
         self._publish(msg.header.stamp, e)
+        if self.tf is not None and self.stage.odom_pose is not None and self.tf.wanted():
+            self.tf.publish(msg.header.stamp, self._odom_frames,
+                            field_to_odom(e.pose, self.stage.odom_pose, self.side)[None])
 
     def _publish(self, stamp, e: WorldEstimate) -> None:
         x, y, th = e.pose

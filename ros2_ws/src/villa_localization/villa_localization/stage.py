@@ -110,6 +110,12 @@ class LocalizationStage:
             self._odom_acc = [*F.from_local(step, (ax, ay), ath), ath + math.remainder(cur[2] - pth, 2 * math.pi)]
         self._odom_prev = cur
 
+    @property
+    def odom_pose(self) -> tuple[float, float, float] | None:
+        """The walk odometry's latest pose (its `odom` frame), the one the estimate has taken in; None before any:
+        with the estimate's pose it gives REP-105's ``field -> odom`` (villa_nao.frames.odom_correction)."""
+        return self._odom_prev
+
     def observe(self, observations: list[Observed], t: float) -> WorldEstimate:
         """One vision frame's observations (base_footprint) at time t: odometry, update, ball prediction (§5)."""
         dx, dy, dth = self._odom_acc

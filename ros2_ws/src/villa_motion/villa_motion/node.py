@@ -4,7 +4,10 @@ One output per incoming `joint_states` (one per server cycle): all joint targets
 arbiter decides who owns the joints (walk, stop-for-a-kick, kick, skill, get-up, fallen); see its docstring for the
 requests: `cmd_walk`, `motion_request` (a skill, ``kick`` / ``kick_<name>`` with ``ball_x``, ``ball_y`` [,
 ``direction``], or ``walk``), `head_command`, `fall_state`, and `imu` (the walk's balance feedback uses the latest
-angular rate). Parameters: config/motion.yaml.
+angular rate). With `publish_tf`, the walk odometry's frames on /tf: ``odom -> base_link`` (the torso's height over the
+floor and its tilt from the IMU), ``base_footprint`` and every link of the Nao from the sensed joints
+(villa_nao.frames), at `tf_frequency` of simulated time while /tf has a subscriber; the fixed links on /tf_static and
+the URDF on `robot_description` (villa_nao.tf_ros). Parameters: config/motion.yaml.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import math
 import sys
 import threading
 
+from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose2D, Quaternion
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
@@ -20,9 +24,13 @@ from sensor_msgs.msg import Imu, JointState
 
 from villa_motion import arbiter as A
 from villa_motion.skills import SkillError
+from villa_motion.walk import TiltEstimate
 from villa_msgs.msg import FallState, HeadCommand, JointCommand, MotionRequest, MotionStatus, WalkCommand
+from villa_nao.frames import RobotFrames, Throttle, frame_prefix
 from villa_nao.params import declare_from_yaml
 from villa_nao.ros import QOS, spin, stamp_seconds
+from villa_nao.tf_ros import TfPublisher, publish_robot_description
+from villa_nao.urdf import make_urdf
 
 
 def walk_request(msg: WalkCommand) -> A.WalkRequest:
@@ -70,8 +78,19 @@ class MotionNode(Node):
         if p.get("simulator", "villa") != "naoqi":      # the strategy's beam moves a simulated robot (a Nao ignores it)
             self.create_subscription(Pose2D, "beam", self._on_beam, QOS)
         a = self.arbiter
+        self.tf: TfPublisher | None = None
+        if p["publish_tf"]:
+            prefix = frame_prefix(self.get_namespace(), str(p["frame_prefix"]))
+            self.frames = RobotFrames(a.robot_type, prefix)
+            self.tilt = TiltEstimate()                  # the torso's roll and pitch for odom -> base_link
+            self._imu_t: float | None = None
+            self._tf_throttle = Throttle(float(p["tf_frequency"]))
+            self.tf = TfPublisher(self)
+            self.tf.publish_static(Time(), self.frames.static)
+            self._description = publish_robot_description(self, make_urdf(a.robot_type, prefix))
         self.get_logger().info(f"motion: robot type {a.robot_type}, walk sets {', '.join(a.walk.sets)}, "
-                               f"skills {', '.join(sorted(a.skills))}, kicks {', '.join(sorted(a.kicks))}")
+                               f"skills {', '.join(sorted(a.skills))}, kicks {', '.join(sorted(a.kicks))}"
+                               + (f", frames {self.frames.base_link}..." if self.tf else ""))
 
     def _log(self, level: str, text: str) -> None:
         """The arbiter's log lines at their severity. rclpy ties one severity to each line that logs and raises
@@ -113,11 +132,17 @@ class MotionNode(Node):
         w, a = msg.angular_velocity, msg.linear_acceleration
         with self._lock:
             self.arbiter.imu((w.x, w.y, w.z), (a.x, a.y, a.z))
+        if self.tf is not None:
+            t = stamp_seconds(msg.header.stamp)
+            dt = 0.0 if self._imu_t is None else min(max(t - self._imu_t, 0.0), 0.1)
+            self._imu_t = t
+            gyro = (w.x, w.y, w.z)
+            self.tilt.update(dt, gyro if all(math.isfinite(v) for v in gyro) else None, (a.x, a.y, a.z))
 
     def _on_joints(self, msg: JointState) -> None:
+        joints = dict(zip(msg.name, msg.position, strict=False))
         with self._lock:
-            out = self.arbiter.update(stamp_seconds(msg.header.stamp), dict(zip(msg.name, msg.position,
-                                                                                strict=False)))
+            out = self.arbiter.update(stamp_seconds(msg.header.stamp), joints)
         cmd = JointCommand(name=list(out.targets), position=[float(v) for v in out.targets.values()],
                            stiffness=out.stiffness())
         cmd.header.stamp = msg.header.stamp
@@ -128,6 +153,16 @@ class MotionNode(Node):
         st = status_message(out.status)
         st.header.stamp = msg.header.stamp
         self.pub_status.publish(st)
+        if self.tf is not None and self.tf.wanted() and self._tf_throttle.due(stamp_seconds(msg.header.stamp)):
+            self._publish_tf(msg.header.stamp, joints, out.odometry)
+
+    def _publish_tf(self, stamp, joints: dict[str, float], odometry: tuple[float, float, float]) -> None:
+        try:
+            frames, matrices = self.frames.transforms(joints, odometry, self.tilt.roll, self.tilt.pitch)
+        except ValueError as e:      # a non-finite joint reading: no frames this time
+            self.get_logger().warning(f"motion: no frames: {e}", throttle_duration_sec=5.0)
+            return
+        self.tf.publish(stamp, frames, matrices)
 
 
 def main(args=None) -> int:
