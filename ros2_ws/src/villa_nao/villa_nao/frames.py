@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 from transforms3d.euler import euler2mat
-from transforms3d.quaternions import mat2quat
 
 from villa_nao import body
 from villa_nao.field import from_local
@@ -92,18 +92,9 @@ def field_to_odom(field_pose: Pose2D, odom_pose: Pose2D, side: str | None) -> np
 
 
 def quaternions(r: np.ndarray) -> np.ndarray:
-    """(w, x, y, z) unit quaternions (n, 4), w >= 0, of rotation matrices (n, 3, 3).
-
-    transforms3d's ``mat2quat`` (an eigendecomposition: 44 us a matrix, a millisecond for a Nao) for the few rotations
-    near a half turn; the others, a joint's or a heading's, in closed form from the trace, all at once."""
-    r = np.asarray(r, dtype=float)
-    w4 = 2.0 * np.sqrt(np.maximum(1.0 + r[:, 0, 0] + r[:, 1, 1] + r[:, 2, 2], 0.1))    # 4 w where w >= 0.16
-    q = np.stack([0.25 * w4, (r[:, 2, 1] - r[:, 1, 2]) / w4, (r[:, 0, 2] - r[:, 2, 0]) / w4,
-                  (r[:, 1, 0] - r[:, 0, 1]) / w4], axis=-1)
-    for i in np.flatnonzero(w4 < 2.0 * math.sqrt(0.1) + 1e-12):     # turned by 145 degrees or more
-        q[i] = mat2quat(r[i])
-        q[i] *= -1.0 if q[i, 0] < 0.0 else 1.0
-    return q / np.linalg.norm(q, axis=1, keepdims=True)
+    """(w, x, y, z) unit quaternions (n, 4), w >= 0, of rotation matrices (n, 3, 3), all at once (scipy's
+    Rotation: Shepperd's method, exact at half turns too)."""
+    return Rotation.from_matrix(np.asarray(r, dtype=float)).as_quat(scalar_first=True, canonical=True)
 
 
 class Throttle:
