@@ -159,7 +159,8 @@ def test_a_recorded_game_carries_every_players_frame_tree(tmp_path, ros_domain):
             if o is None:
                 continue
             np.testing.assert_allclose(b[:2, 3], o[:2, 3], atol=1e-6)
-            assert abs(math.remainder(_yaw(b) - _yaw(o), 2 * math.pi)) < 1e-6
+            if math.hypot(b[0, 0], b[1, 0]) > 0.5:      # the heading, unless the torso is pitched near 90 deg (lying)
+                assert abs(math.remainder(_yaw(b) - _yaw(o), 2 * math.pi)) < 1e-6
             walked += 1
         assert walked >= 60, walked
 
