@@ -40,11 +40,15 @@ def test_frame_prefix_is_the_namespace_unless_configured():
         ("villa/p1/odom", "villa/p1/base_link", "villa/p1/base_footprint")
 
 
+def _planar_pose(rng, reach: float) -> tuple[float, float, float]:
+    """A random planar pose within `reach` m of the origin in x and y, any heading."""
+    return (*rng.uniform(-reach, reach, 2), rng.uniform(-3.1, 3.1))
+
+
 def test_planar_compose_and_inverse():
     rng = np.random.default_rng(3)
     for _ in range(100):
-        a = (*rng.uniform(-5, 5, 2), rng.uniform(-3.1, 3.1))
-        b = (*rng.uniform(-5, 5, 2), rng.uniform(-3.1, 3.1))
+        a, b = _planar_pose(rng, 5), _planar_pose(rng, 5)
         ab = Fr.compose(a, b)
         np.testing.assert_allclose(Fr.planar_matrix(ab), Fr.planar_matrix(a) @ Fr.planar_matrix(b), atol=1e-12)
         np.testing.assert_allclose(Fr.compose(Fr.inverse(a), a), (0.0, 0.0, 0.0), atol=1e-12)
@@ -54,8 +58,7 @@ def test_odom_correction_composes_with_the_odometry_into_the_field_pose():
     """field -> odom -> base_link is the estimate: the correction composed with the odometry pose gives it back."""
     rng = np.random.default_rng(4)
     for _ in range(100):
-        field_pose = (*rng.uniform(-7, 7, 2), rng.uniform(-3.1, 3.1))
-        odom_pose = (*rng.uniform(-20, 20, 2), rng.uniform(-3.1, 3.1))
+        field_pose, odom_pose = _planar_pose(rng, 7), _planar_pose(rng, 20)
         c = Fr.odom_correction(field_pose, odom_pose)
         np.testing.assert_allclose(Fr.compose(c, odom_pose), field_pose, atol=1e-9)
     # numbers: the robot walked 1 m forward in odom while the filter puts it at (2, 0) facing +y
