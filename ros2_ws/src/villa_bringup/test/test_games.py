@@ -320,6 +320,47 @@ def test_an_external_player_that_exits_is_reported_with_its_code_and_log(tmp_pat
         G.play_game(spec, threading.Event())
 
 
+_SLOW_AGENT = """
+import socket, struct, sys, time
+port, team, unum = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+s = socket.create_connection(("127.0.0.1", port))
+time.sleep(0.5)                      # builds its behaviour after connecting, as agent binaries do
+def send(m):
+    s.sendall(struct.pack("!I", len(m)) + m.encode())
+def recv_exact(n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            sys.exit(0)
+        b += c
+    return b
+send("(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)")
+n = 0
+while True:
+    recv_exact(struct.unpack("!I", recv_exact(4))[0])
+    n += 1
+    send({1: f"(init (unum {unum})(teamname {team}))", 2: f"(beam -3 {unum} 0)"}.get(n, "") + "(syn)")
+"""
+
+
+def test_an_external_player_slow_to_send_its_scene_joins_the_sync_server(tmp_path):
+    """SimSpark in sync mode hangs for good on an agent whose scene comes more than five cycles after it connected
+    while others play (here: 0.5 s after, villa's player cycling): the join gate makes the game go on."""
+    from villa_sim.simspark import available
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    f = tmp_path / "slow.yaml"
+    f.write_text(f"external: {{name: Slow, command: [{sys.executable}, -c, {json.dumps(_SLOW_AGENT)}, '{{port}}', "
+                 f"'{{team}}', '{{unum}}']}}\n")
+    spec = _specs(tmp_path, duration=2.0, server="simspark", opponent_config=str(f), connect_timeout=30.0,
+                  players=1)[0]
+    r = G.play_game(spec, threading.Event())
+    assert r["duration"] >= 2.0 and r["B"]["team"] == "Slow" and r["B"]["external"]
+
+
 def test_a_game_against_the_ut_austin_villa_base_code(tmp_path):
     """2 v 2 on the real SimSpark against the base code's simple-soccer team, its players started by the shipped
     configuration's command: both teams on the field and accounted from the truth; its processes stopped after."""

@@ -319,7 +319,7 @@ def play(args: argparse.Namespace) -> dict:
             others = ExternalPlayers(external, name, "right", [p.unum for p in left.players], log_dir / name)
             _log(f"starting {name} (external: {external.source}, {len(left.players)} players)")
             try:
-                others.start(sim.agent_port, trainer, args.connect_timeout, threading.Event())
+                others.start(sim.agent_port, trainer, args.connect_timeout, threading.Event(), sync=sim.sync)
             except GameError as e:
                 raise MatchError(str(e)) from None
         right_team = right.team if right is not None else others.name

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from villa_bringup.accounting import SETTLE, Accounting, HalfTime, beamed, game_over
+from villa_bringup.games.gate import GateProcess
 from villa_bringup.games.kicks import KickTracker
 from villa_bringup.games.spec import PENALTY_ROLES, GameSpec, external_error, team_config
 
@@ -40,9 +41,11 @@ class GameError(RuntimeError):
 
 class ExternalPlayers:
     """An external team's players (games.spec.ExternalTeam): one process each, started one at a time, each waited
-    for on the server (SimSpark stalls while it creates a robot and hangs when several join at once); stopped with
-    SIGTERM (SIGKILL after STOP_WAIT s). A player that exits during the game is an error with its log's tail. Each
-    player's output goes to `log_dir`/<team>-<unum>.log, the pids to `log_dir`/<team>.pids."""
+    for on the server (SimSpark stalls while it creates a robot and hangs when several join at once); on a server in
+    sync mode each connects through a join gate (games.gate: the server would hang for good on a player whose scene
+    comes late). Stopped with SIGTERM (SIGKILL after STOP_WAIT s). A player that exits during the game is an error
+    with its log's tail. Each player's output goes to `log_dir`/<team>-<unum>.log, the pids to
+    `log_dir`/<team>.pids."""
 
     STOP_WAIT = 3.0
 
@@ -51,10 +54,17 @@ class ExternalPlayers:
         self.log_dir = log_dir
         self.procs: dict[int, subprocess.Popen] = {}
         self._logs: dict[int, Path] = {}
+        self.gates: GateProcess | None = None
 
-    def start(self, port: int, trainer, timeout: float, stop) -> None:
-        for unum in self.unums:
-            argv = self.team.argv("127.0.0.1", port, self.name, unum, str(self.log_dir))
+    def start(self, port: int, trainer, timeout: float, stop, sync: bool = True) -> None:
+        if sync:
+            try:
+                self.gates = GateProcess(port, len(self.unums))
+            except RuntimeError as e:
+                raise GameError(f"{self.name}: {e}") from None
+        for i, unum in enumerate(self.unums):
+            argv = self.team.argv("127.0.0.1", self.gates.ports[i] if self.gates else port, self.name, unum,
+                                  str(self.log_dir))
             log = self.log_dir / f"{self.name}-{unum}.log"
             self._logs[unum] = log
             try:
@@ -74,8 +84,9 @@ class ExternalPlayers:
                     break
                 self.check()
                 if time.monotonic() > deadline:
+                    gate = f"; its connection: {self.gates.state(i)}" if self.gates else ""
                     raise GameError(f"{self.name} #{unum} did not join the server within {timeout:.0f} s "
-                                    f"(log {log}): {self.tail(unum)}")
+                                    f"(log {log}{gate}): {self.tail(unum)}")
                 if stop.is_set():
                     raise KeyboardInterrupt
                 time.sleep(0.05)
@@ -121,6 +132,8 @@ class ExternalPlayers:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+        if self.gates is not None:
+            self.gates.close()
 
 
 class Game:
@@ -327,7 +340,7 @@ class SocketGame(Game):
                     players = ExternalPlayers(ext, self.sides[side].name, side, list(range(1, self.spec.players + 1)),
                                               log_dir)
                     externals.append(players)
-                    players.start(server.agent_port, trainer, self.spec.connect_timeout, stop)
+                    players.start(server.agent_port, trainer, self.spec.connect_timeout, stop, sync=server.sync)
                     continue
                 for pl in self.teams[side]:                     # one at a time: SimSpark hangs otherwise
                     th = threading.Thread(target=pl.session.run, name=f"{pl.team}-{pl.backend.unum}", daemon=True)
