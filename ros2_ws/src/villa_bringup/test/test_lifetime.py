@@ -94,3 +94,36 @@ def test_a_child_started_with_tied_to_parent_ends_with_it():
             "c = subprocess.Popen(['sleep', '600'], preexec_fn=tied_to_parent()); print(c.pid, flush=True); "
             "sys.stdin.read()")
     assert not outlives_killed_parent(code, "sleep", timeout=10)
+
+
+def _stopping(body: str) -> subprocess.Popen:
+    """A process that calls stop_on_signals(1.0, 'probe'), prints 'ready' and runs `body` (with `stop` the event)."""
+    code = ("import sys, time; from villa_sim.lifetime import stop_on_signals; stop = stop_on_signals(1.0, 'probe'); "
+            "print('ready', flush=True); " + body)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "ready\n"
+    return p
+
+
+def test_a_stop_signal_sets_the_stop_event_and_a_clean_stop_ends_the_process_normally():
+    p = _stopping("stop.wait(30); print('clean', flush=True); sys.exit(3)")
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert (p.returncode, out, err) == (3, "clean\n", "")
+
+
+def test_a_clean_stop_that_hangs_ends_after_the_grace_period():
+    # the main thread in one long native call (a middleware call that never returns): no Python handler would run
+    p = _stopping("stop.wait(30); time.sleep(60)")
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 128 + signal.SIGTERM and "probe: its clean stop took more than 1 s" in err, err
+
+
+def test_a_second_signal_ends_the_process_at_once():
+    p = _stopping("stop.wait(30); print('stopping', flush=True); time.sleep(60)")
+    p.send_signal(signal.SIGINT)
+    assert p.stdout.readline() == "stopping\n"        # the first one taken (two at once would merge into one)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 128 + signal.SIGINT and "probe: a second SIGINT" in err, err

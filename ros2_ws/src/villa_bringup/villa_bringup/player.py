@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import signal
 import sys
-import threading
 from typing import Any
 
 from villa_bringup.team_config import ConfigError, NodeSpec, default_path, load, swap_to_nao
+from villa_sim.lifetime import stop_on_signals
+
+STOP_GRACE = 5.0           # s a clean stop may take (the team's supervisor sends SIGKILL 8 s after its SIGINT)
 
 
 def node_kwargs(spec: NodeSpec, ros_args: list[str] | None = None) -> dict[str, Any]:
@@ -91,19 +92,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"player {config.team} #{player.unum}: ignoring {', '.join(dropped)}: this process runs "
                   f"{', '.join(s.name for s in specs)}, each under its own name", file=sys.stderr)
 
+    # Ctrl-C / SIGTERM set `stop` (EventsExecutor.spin() would not wake, so the loop polls it); a clean stop that
+    # hangs ends after STOP_GRACE s anyway: a player whose parent died must not play on
+    stop = stop_on_signals(STOP_GRACE, f"player {config.team} #{player.unum}")
+
     import rclpy
     from rclpy.executors import ExternalShutdownException
     from rclpy.experimental import EventsExecutor
 
     rclpy.init(args=None, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     executor = EventsExecutor()
-    stop = threading.Event()
-
-    def on_signal(signum, frame):  # Ctrl-C / SIGTERM: EventsExecutor.spin() would not wake, so poll a flag
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
     nodes = []
     code = 0
     try:
