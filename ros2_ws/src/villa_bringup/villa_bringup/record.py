@@ -107,15 +107,18 @@ class Recorder:
         """Whether the patterns (not the extra topics) select `topic`."""
         return any(p.match(topic) for p in self.patterns)
 
+    DEPTH = 1000      # messages a subscription holds while the recorder is busy (/tf of a team: ~100 per second)
+
     def qos(self, topic: str):
-        """The subscription's QoS: reliable, keep-last 50; transient local when every publisher of the topic offers
+        """The subscription's QoS: reliable, keep-last DEPTH (a burst of a game that runs faster than real time
+        waits there instead of being overwritten); transient local when every publisher of the topic offers
         it (a latched topic), volatile otherwise (a transient-local subscription would not match a volatile
         publisher)."""
         from rclpy.qos import DurabilityPolicy, QoSProfile
 
         infos = self.node.get_publishers_info_by_topic(topic)
         latched = bool(infos) and all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos)
-        return QoSProfile(depth=50, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else
+        return QoSProfile(depth=self.DEPTH, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else
                           DurabilityPolicy.VOLATILE)
 
     def discover(self) -> list[str]:
@@ -177,14 +180,14 @@ def main(args: argparse.Namespace | None = None) -> int:
             print(f"villa record: {p!r} is not a valid pattern: {e}", file=sys.stderr)
             return 2
     import rclpy
-    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.experimental import EventsExecutor
 
     rclpy.init(signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     node = rclpy.create_node("villa_record")
-    executor = SingleThreadedExecutor()
+    executor = EventsExecutor()       # a fraction of the other executors' cost per message: the recorder keeps up
     executor.add_node(node)
     rec = Recorder(node, out, args.topics, () if args.no_tf else TF_TOPICS)
     code = 0
