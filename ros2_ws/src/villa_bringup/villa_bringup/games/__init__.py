@@ -23,8 +23,9 @@ against the right team's goalie, the ball on the centre spot in play on, 40 simu
 a goal, when the ball leaves the field or when the time is up. Team A shoots in even games, team B in odd ones.
 
 The modules, one concern each: spec (a game's and a team's specification, the team configuration a game plays),
-kicks (where each executed kick sent the ball), play (one game, hosted or over sockets), gate (an external
-player's way onto a sync server), pool (many games on worker processes, the progress line), summary (the statistics, the table and the plot) and command (the command line).
+kicks (where each executed kick sent the ball), play (one game, hosted or over sockets), gate (an external player's
+way onto a sync server), pool (many games on worker processes, the progress line), summary (the statistics, the
+table and the plot) and command (the command line).
 """
 
 from villa_bringup.games.command import add_arguments, check_arguments, main, specs_from_args
