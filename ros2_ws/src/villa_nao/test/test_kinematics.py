@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transforms3d.euler import euler2mat
 
-from villa_nao import body, joints
+from villa_nao import body, joints, leg_search
 from villa_nao import kinematics as K
 
 LEGS = {"L": joints.LEFT_LEG, "R": joints.RIGHT_LEG}
@@ -303,46 +303,51 @@ def test_nearest_pose_is_as_good_as_a_many_start_search():
 
 
 @pytest.mark.parametrize("robot_type", [0, 4])
-def test_the_single_start_search_takes_the_batched_searchs_steps(robot_type):
-    """leg_ik's float-arithmetic search (_bounded_lm_one on _leg_residual_one) lands where the vectorised
-    _bounded_lm on _leg_residual does from the same starts, on out-of-reach targets and start postures."""
+def test_the_compiled_search_takes_the_batched_searchs_steps(robot_type):
+    """leg_ik's compiled single-target search (leg_search) lands where the vectorised _bounded_lm on _leg_residual
+    does from the same starts, on out-of-reach targets (some with rotation errors near pi) and start postures."""
     rng = np.random.default_rng(5 + robot_type)
     g = K._leg(robot_type, "R")
-    n = 0
+    n = near_pi = 0
     while n < 30:
         target = _pose(euler2mat(*rng.uniform(-0.9, 0.9, 3)), g.hip + rng.uniform(-0.4, 0.4, 3))
-        rt, pt = target[:3, :3], target[:3, 3]
+        rt, pt = np.ascontiguousarray(target[:3, :3]), target[:3, 3].copy()
         if K._leg_analytic(g, rt, pt)[1]:
             continue
         n += 1
         starts = rng.uniform(g.lo, g.hi, (3, 6))
         qs, costs = K._bounded_lm(K._leg_residual(g, np.tile(rt, (3, 1, 1)), np.tile(pt, (3, 1)), 0.4),
                                   starts, g.lo, g.hi)
-        one = K._leg_residual_one(g, rt, pt, 0.4)
         for s, qb, cb in zip(starts, qs, costs, strict=True):
-            q, c = K._bounded_lm_one(one, s.tolist(), g.lo_list, g.hi_list)
+            q, c = leg_search.search(g.chain.links, g.chain.jmask, rt, pt, 0.4, s.copy(), g.lo, g.hi,
+                                     leg_search.ITERATIONS)
             assert c == pytest.approx(cb, rel=1e-9, abs=1e-15)
             assert np.allclose(q, qb, atol=1e-9)
-        r, cols = one(starts[0].tolist())
-        rb, jb = K._leg_residual(g, rt[None], pt[None], 0.4)(starts[:1])
-        assert np.allclose(r, rb[0], atol=1e-12) and np.allclose(np.array(cols).T, jb[0], atol=1e-12)
+        for s in starts:
+            r, cols = np.empty(6), np.empty((6, 6))
+            leg_search.residual(g.chain.links, g.chain.jmask, rt, pt, 0.4, s, r, cols)
+            rb, jb = K._leg_residual(g, rt[None], pt[None], 0.4)(s[None])
+            assert np.allclose(r, rb[0], atol=1e-12) and np.allclose(cols.T, jb[0], atol=1e-12)
+            end = K._chain_jacobians(g.chain, s[None])[0][0]
+            near_pi += np.linalg.norm(K._rotation_vector(rt @ end[:3, :3].T)) > math.acos(-0.9)
+    assert near_pi > 0        # the quaternion branch (rotation errors beyond acos(-0.9)) was compared too
 
 
-def test_the_float_solve_takes_the_lower_triangle_and_falls_back_on_a_bad_pivot():
-    """_solve_spd (the search's step) solves h x = b from h's lower triangle: a damped normal matrix as the search
-    builds it, sizes 1-6, against numpy; a symmetric matrix with a non-positive pivot goes to numpy's pivoting solve
-    with the full matrix rebuilt from the triangle."""
+def test_the_compiled_solve_takes_the_lower_triangle_and_falls_back_on_a_bad_pivot():
+    """leg_search.solve_spd (the search's step) solves h x = b from h's lower triangle: a damped normal matrix as
+    the search builds it, sizes 1-6, against numpy; a symmetric matrix with a non-positive pivot goes to a
+    pivoting solve with the full matrix rebuilt from the triangle."""
     rng = np.random.default_rng(11)
     for n in range(1, 7):
         for _ in range(20):
             j = rng.standard_normal((6, n))
             h = j.T @ j + 1e-3 * np.diag(np.diag(j.T @ j))
             b = rng.standard_normal(n)
-            x = K._solve_spd([h[i, :i + 1].tolist() for i in range(n)], b.tolist())
+            x = leg_search.solve_spd(np.tril(h) + np.triu(rng.standard_normal((n, n)), 1), b)   # above: ignored
             assert np.allclose(x, np.linalg.solve(h, b), rtol=1e-9, atol=1e-12)
     h = np.array([[0.0, 1.0, 2.0], [1.0, 3.0, 0.5], [2.0, 0.5, -1.0]])      # zero first pivot, invertible
     b = np.array([1.0, -2.0, 0.5])
-    x = K._solve_spd([h[i, :i + 1].tolist() for i in range(3)], b.tolist())
+    x = leg_search.solve_spd(np.tril(h), b)
     assert np.allclose(x, np.linalg.solve(h, b), rtol=1e-12)
 
 

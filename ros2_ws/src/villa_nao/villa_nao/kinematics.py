@@ -27,13 +27,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from operator import mul as _mul
 
 import numpy as np
 from transforms3d.euler import euler2mat
 from transforms3d.quaternions import mat2quat
 
-from villa_nao import body
+from villa_nao import body, leg_search
 from villa_nao.joints import LEFT_ARM, LEFT_LEG, NAMES, RIGHT_ARM, RIGHT_LEG, joints_for_type, sim_limits
 
 REACH_TOL = 1e-6           # m (and rad): a target is reachable when the solution meets it this closely
@@ -275,7 +274,7 @@ class _Chain:
     k2: np.ndarray
     jmask: np.ndarray     # (k,) bool: link has a joint
     joints: tuple[str, ...]
-    links: tuple          # per link (pa, anchor, axis, has_joint) as floats, for _chain_pose_jacobian
+    links: np.ndarray     # (k, 9) per link pa, anchor, axis (C order, for the compiled search: leg_search)
 
 
 @cache
@@ -290,8 +289,7 @@ def _chain(robot_type: int, end: str) -> _Chain:
     axis = np.array([lk.axis for lk in path])
     anchor = np.array([lk.anchor for lk in path])
     pa = np.array([lk.pos for lk in path]) + anchor
-    links = tuple((tuple(p), tuple(a), tuple(x), lk.joint is not None)
-                  for p, a, x, lk in zip(pa.tolist(), anchor.tolist(), axis.tolist(), path, strict=True))
+    links = np.ascontiguousarray(np.concatenate([pa, anchor, axis], axis=1), dtype=float)
     return _Chain(pa, anchor, axis, *_skews(axis), np.array([lk.joint is not None for lk in path]),
                   tuple(lk.joint for lk in path if lk.joint), links)
 
@@ -332,52 +330,16 @@ def _chain_jacobians(ch: _Chain, angles: np.ndarray) -> tuple[np.ndarray, np.nda
     return end, jac
 
 
-def _chain_pose_jacobian(links, q) -> tuple[tuple[float, ...], tuple[float, float, float], list]:
-    """One chain pose and its geometric Jacobian in float arithmetic (``_chain_jacobians`` for a single posture,
-    several times faster for one: numpy's per-call cost dominates at 6 joints). Returns the end rotation (9 floats,
-    row-major), the end position and per joint (axis, a point on it) in the torso frame."""
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-    px = py = pz = 0.0
-    axes = []
-    qi = 0
-    for (pax, pay, paz), (ax_, ay_, az_), (kx, ky, kz), joint in links:
-        if joint:
-            a = q[qi]
-            qi += 1
-            s, c = math.sin(a), math.cos(a)
-            v = 1.0 - c
-            l00, l01, l02 = c + kx * kx * v, kx * ky * v - kz * s, kx * kz * v + ky * s       # Rodrigues
-            l10, l11, l12 = ky * kx * v + kz * s, c + ky * ky * v, ky * kz * v - kx * s
-            l20, l21, l22 = kz * kx * v - ky * s, kz * ky * v + kx * s, c + kz * kz * v
-            tx = pax - (l00 * ax_ + l01 * ay_ + l02 * az_)
-            ty = pay - (l10 * ax_ + l11 * ay_ + l12 * az_)
-            tz = paz - (l20 * ax_ + l21 * ay_ + l22 * az_)
-            axes.append(((r00 * kx + r01 * ky + r02 * kz, r10 * kx + r11 * ky + r12 * kz,
-                          r20 * kx + r21 * ky + r22 * kz),
-                         (r00 * pax + r01 * pay + r02 * paz + px, r10 * pax + r11 * pay + r12 * paz + py,
-                          r20 * pax + r21 * pay + r22 * paz + pz)))
-            px, py, pz = (r00 * tx + r01 * ty + r02 * tz + px, r10 * tx + r11 * ty + r12 * tz + py,
-                          r20 * tx + r21 * ty + r22 * tz + pz)
-            r00, r01, r02, r10, r11, r12, r20, r21, r22 = (
-                r00 * l00 + r01 * l10 + r02 * l20, r00 * l01 + r01 * l11 + r02 * l21, r00 * l02 + r01 * l12 + r02 * l22,
-                r10 * l00 + r11 * l10 + r12 * l20, r10 * l01 + r11 * l11 + r12 * l21, r10 * l02 + r11 * l12 + r12 * l22,
-                r20 * l00 + r21 * l10 + r22 * l20, r20 * l01 + r21 * l11 + r22 * l21, r20 * l02 + r21 * l12 + r22 * l22)
-        else:
-            tx, ty, tz = pax - ax_, pay - ay_, paz - az_
-            px, py, pz = (r00 * tx + r01 * ty + r02 * tz + px, r10 * tx + r11 * ty + r12 * tz + py,
-                          r20 * tx + r21 * ty + r22 * tz + pz)
-    return (r00, r01, r02, r10, r11, r12, r20, r21, r22), (px, py, pz), axes
-
-
 # ---------------------------------------------------------------------------------------------------
 # bounded least squares (the "nearest reachable" fallback)
 
 
-# Levenberg-Marquardt's rules, shared by the vectorised search and its single-start float form: the first damping,
-# its factors after a step that helped and one that did not, its floor, the damping that ends a start, how close to
-# a bound a joint counts as at it, and the stopping rule (the cost is m^2, so 1e-5 relative is 5e-6 of the error).
-_LM_LAMBDA0, _LM_DOWN, _LM_UP, _LM_LAMBDA_MIN, _LM_LAMBDA_MAX = 1e-3, 5.0, 8.0, 1e-12, 1e10
-_LM_AT_BOUND, _LM_REL_GAIN, _LM_ABS_GAIN, _LM_MIN_STEP = 1e-12, 1e-5, 1e-24, 1e-10
+# Levenberg-Marquardt's rules, shared with the compiled single-target search (leg_search)
+_LM_LAMBDA0, _LM_DOWN, _LM_UP, _LM_LAMBDA_MIN, _LM_LAMBDA_MAX = (leg_search.LM_LAMBDA0, leg_search.LM_DOWN,
+                                                                  leg_search.LM_UP, leg_search.LM_LAMBDA_MIN,
+                                                                  leg_search.LM_LAMBDA_MAX)
+_LM_AT_BOUND, _LM_REL_GAIN, _LM_ABS_GAIN, _LM_MIN_STEP = (leg_search.LM_AT_BOUND, leg_search.LM_REL_GAIN,
+                                                          leg_search.LM_ABS_GAIN, leg_search.LM_MIN_STEP)
 
 
 def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, iters: int = 40):
@@ -415,97 +377,6 @@ def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, it
         lam = np.where(better, np.maximum(lam / _LM_DOWN, _LM_LAMBDA_MIN), lam * _LM_UP)
         active &= ~done & (lam <= _LM_LAMBDA_MAX)
     return q, cost
-
-
-def _bounded_lm_one(residual_jac, q0, lo, hi, iters: int = 40) -> tuple[list[float], float]:
-    """``_bounded_lm`` for one start (the same steps, active set and stopping rule) in float arithmetic: several
-    times faster than the vectorised search for a single target (the walk's out-of-reach legs; numpy's per-call
-    cost dominates at 6 joints). ``residual_jac(q (list)) -> (r (list of m), columns (n tuples of m: J's
-    columns))``; lo, hi sequences. Returns (q, cost)."""
-    n = len(q0)
-    q = [min(max(x, a), b) for x, a, b in zip(q0, lo, hi, strict=True)]
-    r, cols = residual_jac(q)
-    cost = sum(map(_mul, r, r))
-    lam = _LM_LAMBDA0
-    for _ in range(iters):
-        g = [sum(map(_mul, c, r)) for c in cols]
-        free = [j for j in range(n)
-                if not ((q[j] <= lo[j] + _LM_AT_BOUND and g[j] < 0) or (q[j] >= hi[j] - _LM_AT_BOUND and g[j] > 0))]
-        if not free:
-            break
-        # the damped normal equations over the free joints (a held joint's row is the identity with a zero right-hand
-        # side, so its step is exactly 0)
-        fc = [cols[j] for j in free]
-        h = []
-        for i, ci in enumerate(fc):
-            d = sum(map(_mul, ci, ci))
-            h.append([sum(map(_mul, ci, fc[j])) for j in range(i)] + [d + lam * (d + 1e-12)])
-        sub = _solve_spd(h, [g[j] for j in free])
-        step = [0.0] * n
-        for j, x in zip(free, sub, strict=True):
-            step[j] = x
-        qn = [min(max(x + d, a), b) for x, d, a, b in zip(q, step, lo, hi, strict=True)]
-        rn, cn_cols = residual_jac(qn)
-        cn = sum(map(_mul, rn, rn))
-        if cn < cost:
-            done = (cost - cn <= _LM_ABS_GAIN + _LM_REL_GAIN * cost
-                    or max(abs(a - b) for a, b in zip(qn, q, strict=True)) < _LM_MIN_STEP)
-            q, r, cols, cost = qn, rn, cn_cols, cn
-            lam = max(lam / _LM_DOWN, _LM_LAMBDA_MIN)
-            if done:
-                break
-        else:
-            lam *= _LM_UP
-            if lam > _LM_LAMBDA_MAX:
-                break
-    return q, cost
-
-
-def _solve_spd(h: list[list[float]], b: list[float]) -> list[float]:
-    """h x = b for a small symmetric positive definite h given by its lower triangle (row i: h[i][0..i]): Cholesky in
-    float arithmetic; numpy's solve, which pivots, when a pivot is not positive."""
-    n = len(b)
-    low: list[list[float]] = []
-    diag: list[float] = []
-    for i in range(n):
-        hi_, li = h[i], []
-        for j in range(i):
-            lj, s = low[j], hi_[j]
-            for k in range(j):
-                s -= li[k] * lj[k]
-            li.append(s / diag[j])
-        s = hi_[i]
-        for x in li:
-            s -= x * x
-        if not s > 0.0:
-            full = np.array([[h[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)])
-            return np.linalg.solve(full, np.array(b)).tolist()
-        li.append(math.sqrt(s))
-        diag.append(li[i])
-        low.append(li)
-    y: list[float] = []
-    for i in range(n):
-        li, s = low[i], b[i]
-        for k in range(i):
-            s -= li[k] * y[k]
-        y.append(s / diag[i])
-    x = [0.0] * n
-    for i in range(n - 1, -1, -1):
-        s = y[i]
-        for k in range(i + 1, n):
-            s -= low[k][i] * x[k]
-        x[i] = s / diag[i]
-    return x
-
-
-def _nearest(residual_jac, starts, lo, hi) -> np.ndarray:
-    """The lowest-cost answer of ``_bounded_lm_one`` over several starts (each a sequence of angles)."""
-    best, best_cost = None, math.inf
-    for s in starts:
-        q, cost = _bounded_lm_one(residual_jac, [float(x) for x in s], lo, hi)
-        if cost < best_cost:
-            best, best_cost = q, cost
-    return np.array(best)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -727,31 +598,6 @@ def _leg_residual(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray, w: float):
     return residual_jac
 
 
-def _leg_residual_one(g: _LegGeometry, rt: np.ndarray, pt: np.ndarray, w: float):
-    """``_leg_residual`` for one sole pose in float arithmetic (``_bounded_lm_one``'s form)."""
-    links = g.chain.links
-    (t00, t01, t02), (t10, t11, t12), (t20, t21, t22) = rt.tolist()
-    tx, ty, tz = pt.tolist()
-
-    def residual_jac(q):
-        (r00, r01, r02, r10, r11, r12, r20, r21, r22), (px, py, pz), axes = _chain_pose_jacobian(links, q)
-        # the rotation error rt @ R.T as an axis * angle (_rotation_vector)
-        m00 = t00 * r00 + t01 * r01 + t02 * r02
-        m11 = t10 * r10 + t11 * r11 + t12 * r12
-        m22 = t20 * r20 + t21 * r21 + t22 * r22
-        vx = (t20 * r10 + t21 * r11 + t22 * r12) - (t10 * r20 + t11 * r21 + t12 * r22)
-        vy = (t00 * r20 + t01 * r21 + t02 * r22) - (t20 * r00 + t21 * r01 + t22 * r02)
-        vz = (t10 * r00 + t11 * r01 + t12 * r02) - (t00 * r10 + t01 * r11 + t02 * r12)
-        rv = _skew_rotation_vector(vx, vy, vz, (m00 + m11 + m22 - 1.0) * 0.5)
-        if rv is None:
-            rv = _rotation_vector(rt @ np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]]).T).tolist()
-        ox, oy, oz = w * rv[0], w * rv[1], w * rv[2]
-        cols = [(wy * (pz - cz) - wz * (py - cy), wz * (px - cx) - wx * (pz - cz), wx * (py - cy) - wy * (px - cx),
-                 w * wx, w * wy, w * wz) for (wx, wy, wz), (cx, cy, cz) in axes]
-        return [tx - px, ty - py, tz - pz, ox, oy, oz], cols
-    return residual_jac
-
-
 def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = ORIENTATION_WEIGHT,
            pos_tol: float = REACH_TOL, rot_tol: float = REACH_TOL, start=None) -> IKResult:
     """Leg angles (LEFT_LEG / RIGHT_LEG order) placing the sole frame at ``target`` (4x4, torso frame).
@@ -804,7 +650,9 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
         ankle_dist = _norm(pt + rt @ (-g.e - g.d) - g.hip)
         pin = g.hip + (pt - g.hip) * min(1.0, 0.98 * g.reach / max(ankle_dist, 1e-9))
         starts = (q, _leg_analytic(g, rt, pin)[0], np.zeros(6), _CROUCH, 0.5 * (g.lo + g.hi))
-    best = _nearest(_leg_residual_one(g, rt, pt, float(orientation_weight)), starts, g.lo_list, g.hi_list)
+    best = leg_search.nearest(g.chain.links, g.chain.jmask, np.ascontiguousarray(rt, dtype=float),
+                              np.ascontiguousarray(pt, dtype=float), float(orientation_weight),
+                              np.array(starts, dtype=float), g.lo, g.hi)
     perr, oerr = _pose_errors(g, best, rt, pt_true)
     return IKResult(best, perr < pos_tol and oerr < rot_tol, perr, oerr)
 
