@@ -145,11 +145,11 @@ if ! (cd "$WS" && colcon --log-base log build --symlink-install --base-paths "${
     fail "colcon build failed for: ${FAILED:-see log} (log: $LOGDIR/colcon.log)" \
          "fix the error shown there, then rerun"
 fi
-# numba compiles the leg IK's search at its first import and caches it beside the module: do it here, once, rather
-# than in the first game or test that walks (a few seconds; nothing when the cache is current)
-say "compiling the leg IK's nearest-pose search (numba; cached)"
-if ! (set +eu; source "$ROOT/scripts/env.sh" >/dev/null && python -c "import villa_nao.leg_search") >"$LOGDIR/numba.log" 2>&1; then
-    fail "compiling villa_nao.leg_search failed (log: $LOGDIR/numba.log)" "fix the error shown there, then rerun"
+# numba compiles the kinematics' kernels at their first import and caches them beside the module: do it here, once,
+# not in the first game or test that walks (a few seconds; nothing when the cache is current)
+say "compiling the kinematics' kernels (numba; cached)"
+if ! (set +eu; source "$ROOT/scripts/env.sh" >/dev/null && python -c "import villa_nao.compiled") >"$LOGDIR/numba.log" 2>&1; then
+    fail "compiling villa_nao.compiled failed (log: $LOGDIR/numba.log)" "fix the error shown there, then rerun"
 fi
 echo "$SRC_HASH" > "$BUILD_STAMP"
 say "ready (source scripts/env.sh to use villa in this shell)"

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transforms3d.euler import euler2mat
 
-from villa_nao import body, joints, leg_search
+from villa_nao import body, compiled, joints
 from villa_nao import kinematics as K
 
 LEGS = {"L": joints.LEFT_LEG, "R": joints.RIGHT_LEG}
@@ -304,7 +304,7 @@ def test_nearest_pose_is_as_good_as_a_many_start_search():
 
 @pytest.mark.parametrize("robot_type", [0, 4])
 def test_the_compiled_search_takes_the_batched_searchs_steps(robot_type):
-    """leg_ik's compiled single-target search (leg_search) lands where the vectorised _bounded_lm on _leg_residual
+    """leg_ik's compiled single-target search (compiled) lands where the vectorised _bounded_lm on _leg_residual
     does from the same starts, on out-of-reach targets (some with rotation errors near pi) and start postures."""
     rng = np.random.default_rng(5 + robot_type)
     g = K._leg(robot_type, "R")
@@ -319,13 +319,13 @@ def test_the_compiled_search_takes_the_batched_searchs_steps(robot_type):
         qs, costs = K._bounded_lm(K._leg_residual(g, np.tile(rt, (3, 1, 1)), np.tile(pt, (3, 1)), 0.4),
                                   starts, g.lo, g.hi)
         for s, qb, cb in zip(starts, qs, costs, strict=True):
-            q, c = leg_search.search(g.chain.links, g.chain.jmask, rt, pt, 0.4, s.copy(), g.lo, g.hi,
-                                     leg_search.ITERATIONS)
+            q, c = compiled.search(g.chain.links, g.chain.jmask, rt, pt, 0.4, s.copy(), g.lo, g.hi,
+                                     compiled.ITERATIONS)
             assert c == pytest.approx(cb, rel=1e-9, abs=1e-15)
             assert np.allclose(q, qb, atol=1e-9)
         for s in starts:
             r, cols = np.empty(6), np.empty((6, 6))
-            leg_search.residual(g.chain.links, g.chain.jmask, rt, pt, 0.4, s, r, cols)
+            compiled.residual(g.chain.links, g.chain.jmask, rt, pt, 0.4, s, r, cols)
             rb, jb = K._leg_residual(g, rt[None], pt[None], 0.4)(s[None])
             assert np.allclose(r, rb[0], atol=1e-12) and np.allclose(cols.T, jb[0], atol=1e-12)
             end = K._chain_jacobians(g.chain, s[None])[0][0]
@@ -334,7 +334,7 @@ def test_the_compiled_search_takes_the_batched_searchs_steps(robot_type):
 
 
 def test_the_compiled_solve_takes_the_lower_triangle_and_falls_back_on_a_bad_pivot():
-    """leg_search.solve_spd (the search's step) solves h x = b from h's lower triangle: a damped normal matrix as
+    """compiled.solve_spd (the search's step) solves h x = b from h's lower triangle: a damped normal matrix as
     the search builds it, sizes 1-6, against numpy; a symmetric matrix with a non-positive pivot goes to a
     pivoting solve with the full matrix rebuilt from the triangle."""
     rng = np.random.default_rng(11)
@@ -343,11 +343,11 @@ def test_the_compiled_solve_takes_the_lower_triangle_and_falls_back_on_a_bad_piv
             j = rng.standard_normal((6, n))
             h = j.T @ j + 1e-3 * np.diag(np.diag(j.T @ j))
             b = rng.standard_normal(n)
-            x = leg_search.solve_spd(np.tril(h) + np.triu(rng.standard_normal((n, n)), 1), b)   # above: ignored
+            x = compiled.solve_spd(np.tril(h) + np.triu(rng.standard_normal((n, n)), 1), b)   # above: ignored
             assert np.allclose(x, np.linalg.solve(h, b), rtol=1e-9, atol=1e-12)
     h = np.array([[0.0, 1.0, 2.0], [1.0, 3.0, 0.5], [2.0, 0.5, -1.0]])      # zero first pivot, invertible
     b = np.array([1.0, -2.0, 0.5])
-    x = leg_search.solve_spd(np.tril(h), b)
+    x = compiled.solve_spd(np.tril(h), b)
     assert np.allclose(x, np.linalg.solve(h, b), rtol=1e-12)
 
 
@@ -391,6 +391,21 @@ def test_centers_of_mass_in_one_pass_are_each_postures():
             assert np.allclose(c, K.center_of_mass(q, robot_type), atol=1e-12)
     assert np.array_equal(K.joint_vector({"LKneePitch": 0.5, "NoSuchJoint": 1.0}, 0),
                           K._joint_vector({"LKneePitch": 0.5}, 0))
+
+
+@pytest.mark.parametrize("robot_type", range(5))
+def test_the_compiled_centre_of_mass_is_the_links_mass_weighted_origins(robot_type):
+    """compiled.centers_of_mass composes the links as forward_kinematics (numpy) does: the mass-weighted mean of
+    every link frame's origin, for random postures over the joints' whole range."""
+    rng = np.random.default_rng(20 + robot_type)
+    lks = body.links(robot_type)
+    mass = np.array([lk.mass for lk in lks])
+    qv = rng.uniform(-2.0, 2.0, (20, len(K.joint_names(robot_type))))
+    got = K.centers_of_mass(qv, robot_type)
+    for q, c in zip(qv, got, strict=True):
+        tf = K.forward_kinematics(q, robot_type)
+        want = sum(m * tf[lk.name][:3, 3] for m, lk in zip(mass, lks, strict=True)) / mass.sum()
+        assert np.allclose(c, want, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------------- arm IK

@@ -32,7 +32,7 @@ import numpy as np
 from transforms3d.euler import euler2mat
 from transforms3d.quaternions import mat2quat
 
-from villa_nao import body, leg_search
+from villa_nao import body, compiled
 from villa_nao.joints import LEFT_ARM, LEFT_LEG, NAMES, RIGHT_ARM, RIGHT_LEG, joints_for_type, sim_limits
 
 REACH_TOL = 1e-6           # m (and rad): a target is reachable when the solution meets it this closely
@@ -167,6 +167,7 @@ class _Tree:
     k: np.ndarray           # (n, 3, 3) skew of the joint axis (zero for fixed links)
     k2: np.ndarray
     mass: np.ndarray        # (n,)
+    axis: np.ndarray        # (n, 3) the joint axis (zero for fixed links)
     levels: tuple[np.ndarray, ...]   # link indices by depth below the torso
     joint_names: tuple[str, ...]
 
@@ -181,10 +182,14 @@ def _tree(robot_type: int) -> _Tree:
     depth = np.zeros(len(lks), dtype=int)
     for i in range(1, len(lks)):
         depth[i] = depth[parent[i]] + 1
-    k, k2 = _skews(np.array([lk.axis for lk in lks]))
-    anchor = np.array([lk.anchor for lk in lks])
-    return _Tree(names, parent, np.array([jpos[lk.joint] if lk.joint else -1 for lk in lks]),
-                 np.array([lk.pos for lk in lks]) + anchor, anchor, k, k2, np.array([lk.mass for lk in lks]),
+    axis = np.array([lk.axis for lk in lks], dtype=float)
+    k, k2 = _skews(axis)
+    anchor = np.array([lk.anchor for lk in lks], dtype=float)
+    assert all(parent[i] < i for i in range(len(lks))), "a link's parent must come before it"   # compiled's order
+    return _Tree(names, parent.astype(np.int64),
+                 np.array([jpos[lk.joint] if lk.joint else -1 for lk in lks], dtype=np.int64),
+                 np.array([lk.pos for lk in lks]) + anchor, anchor, k, k2,
+                 np.array([lk.mass for lk in lks], dtype=float), axis,
                  tuple(np.flatnonzero(depth == d) for d in range(1, depth.max() + 1)), jnames)
 
 
@@ -257,8 +262,8 @@ def centers_of_mass(qv: np.ndarray, robot_type: int = 0) -> np.ndarray:
     """Centres of mass (S, 3) in the torso frame for a stack of joint vectors (S, n_joints; ``joint_names`` order):
     one pass for several postures (the walk's commanded and sensed ones each cycle)."""
     t = _tree(robot_type)
-    pos = _fk_arrays(np.asarray(qv, dtype=float), robot_type)[..., :3, 3]
-    return pos.transpose(0, 2, 1) @ t.mass / t.mass.sum()
+    return compiled.centers_of_mass(t.parent, t.jidx, t.pa, t.anchor, t.axis, t.mass,
+                                    np.ascontiguousarray(qv, dtype=float))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -334,12 +339,12 @@ def _chain_jacobians(ch: _Chain, angles: np.ndarray) -> tuple[np.ndarray, np.nda
 # bounded least squares (the "nearest reachable" fallback)
 
 
-# Levenberg-Marquardt's rules, shared with the compiled single-target search (leg_search)
-_LM_LAMBDA0, _LM_DOWN, _LM_UP, _LM_LAMBDA_MIN, _LM_LAMBDA_MAX = (leg_search.LM_LAMBDA0, leg_search.LM_DOWN,
-                                                                  leg_search.LM_UP, leg_search.LM_LAMBDA_MIN,
-                                                                  leg_search.LM_LAMBDA_MAX)
-_LM_AT_BOUND, _LM_REL_GAIN, _LM_ABS_GAIN, _LM_MIN_STEP = (leg_search.LM_AT_BOUND, leg_search.LM_REL_GAIN,
-                                                          leg_search.LM_ABS_GAIN, leg_search.LM_MIN_STEP)
+# Levenberg-Marquardt's rules, shared with the compiled single-target search (villa_nao.compiled)
+_LM_LAMBDA0, _LM_DOWN, _LM_UP, _LM_LAMBDA_MIN, _LM_LAMBDA_MAX = (compiled.LM_LAMBDA0, compiled.LM_DOWN,
+                                                                  compiled.LM_UP, compiled.LM_LAMBDA_MIN,
+                                                                  compiled.LM_LAMBDA_MAX)
+_LM_AT_BOUND, _LM_REL_GAIN, _LM_ABS_GAIN, _LM_MIN_STEP = (compiled.LM_AT_BOUND, compiled.LM_REL_GAIN,
+                                                          compiled.LM_ABS_GAIN, compiled.LM_MIN_STEP)
 
 
 def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, iters: int = 40):
@@ -650,7 +655,7 @@ def leg_ik(side: str, target, robot_type: int = 0, orientation_weight: float = O
         ankle_dist = _norm(pt + rt @ (-g.e - g.d) - g.hip)
         pin = g.hip + (pt - g.hip) * min(1.0, 0.98 * g.reach / max(ankle_dist, 1e-9))
         starts = (q, _leg_analytic(g, rt, pin)[0], np.zeros(6), _CROUCH, 0.5 * (g.lo + g.hi))
-    best = leg_search.nearest(g.chain.links, g.chain.jmask, np.ascontiguousarray(rt, dtype=float),
+    best = compiled.nearest(g.chain.links, g.chain.jmask, np.ascontiguousarray(rt, dtype=float),
                               np.ascontiguousarray(pt, dtype=float), float(orientation_weight),
                               np.array(starts, dtype=float), g.lo, g.hi)
     perr, oerr = _pose_errors(g, best, rt, pt_true)

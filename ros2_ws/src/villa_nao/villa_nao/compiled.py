@@ -1,15 +1,17 @@
-"""The leg IK's nearest-pose search for one sole target, compiled with numba (report §10.1: the walk's IK, when a
-target is out of reach).
+"""The kinematics' per-cycle kernels compiled with numba: the leg IK's nearest-pose search for one sole target and
+the centre of mass of a stack of postures (report §10.1: the walk's IK and its COM check, every cycle).
 
-The walk asks it for about a third of its leg targets when a fast set stretches a leg beyond its limits (the
-swing foot's ankle pitch at its -75 deg stop, the stance leg at the end of a long step): in the interpreter it was
-a third of an optimizer worker's time (docs/optimize.md, "On the real SimSpark at scale"). The steps are those of
-``kinematics._bounded_lm`` (the vectorised search over many starts, which the kick engine's stacks of poses use):
-Levenberg-Marquardt with an active set on the joint limits on the residual (target position - sole position,
-`w` x the rotation error as axis x angle), the same damping rule and stopping rule, in float arithmetic in the
-same order.
+The walk asks for the search for about a third of its leg targets when a fast set stretches a leg beyond its limits
+(the swing foot's ankle pitch at its -75 deg stop, the stance leg at the end of a long step): in the interpreter it
+was a third of an optimizer worker's time, and the centre of mass (numpy over 24 links) a tenth
+(docs/optimize.md, "On the real SimSpark at scale"). The search's steps are those of ``kinematics._bounded_lm``
+(the vectorised search over many starts, which the kick engine's stacks of poses use): Levenberg-Marquardt with an
+active set on the joint limits on the residual (target position - sole position, `w` x the rotation error as
+axis x angle), the same damping rule and stopping rule, in float arithmetic in the same order as the interpreted
+form it replaced. The centre of mass composes the links' transforms as ``kinematics._fk_arrays`` does.
 
-Compiled when this module is first imported on a machine (a few seconds, cached beside the module by numba).
+Compiled when this module is first imported on a machine (a few seconds; scripts/setup.sh does it), cached beside
+the module by numba.
 """
 
 from __future__ import annotations
@@ -244,3 +246,49 @@ def nearest(links, joint, rt, pt, w, starts, lo, hi):
         if cost < best_cost:
             best, best_cost = q, cost
     return best
+
+
+@njit("f8[:, ::1](i8[::1], i8[::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[::1], f8[:, ::1])", cache=True,
+      nogil=True)
+def centers_of_mass(parent, jidx, pa, anchor, axis, mass, qv):
+    """Centres of mass (S, 3), torso frame, of the postures qv (S, n_joints): the links (parent index, -1 for the
+    torso, before each child; joint index, -1 for a fixed link; origin + anchor, anchor and axis in the parent's
+    frame at zero angles) composed from the torso out, each link's mass at its frame's origin."""
+    n = parent.shape[0]
+    out = np.zeros((qv.shape[0], 3))
+    rot = np.empty((n, 3, 3))
+    pos = np.empty((n, 3))
+    total = 0.0
+    for i in range(n):
+        total += mass[i]
+    for s in range(qv.shape[0]):
+        for i in range(n):
+            kx, ky, kz = axis[i, 0], axis[i, 1], axis[i, 2]
+            a = qv[s, jidx[i]] if jidx[i] >= 0 else 0.0
+            sn, c = math.sin(a), math.cos(a)
+            v = 1.0 - c
+            l00, l01, l02 = c + kx * kx * v, kx * ky * v - kz * sn, kx * kz * v + ky * sn      # Rodrigues
+            l10, l11, l12 = ky * kx * v + kz * sn, c + ky * ky * v, ky * kz * v - kx * sn
+            l20, l21, l22 = kz * kx * v - ky * sn, kz * ky * v + kx * sn, c + kz * kz * v
+            ax_, ay_, az_ = anchor[i, 0], anchor[i, 1], anchor[i, 2]
+            tx = pa[i, 0] - (l00 * ax_ + l01 * ay_ + l02 * az_)
+            ty = pa[i, 1] - (l10 * ax_ + l11 * ay_ + l12 * az_)
+            tz = pa[i, 2] - (l20 * ax_ + l21 * ay_ + l22 * az_)
+            p = parent[i]
+            if p < 0:
+                rot[i, 0, 0], rot[i, 0, 1], rot[i, 0, 2] = l00, l01, l02
+                rot[i, 1, 0], rot[i, 1, 1], rot[i, 1, 2] = l10, l11, l12
+                rot[i, 2, 0], rot[i, 2, 1], rot[i, 2, 2] = l20, l21, l22
+                pos[i, 0], pos[i, 1], pos[i, 2] = tx, ty, tz
+            else:
+                for r in range(3):
+                    p0, p1, p2 = rot[p, r, 0], rot[p, r, 1], rot[p, r, 2]
+                    rot[i, r, 0] = p0 * l00 + p1 * l10 + p2 * l20
+                    rot[i, r, 1] = p0 * l01 + p1 * l11 + p2 * l21
+                    rot[i, r, 2] = p0 * l02 + p1 * l12 + p2 * l22
+                    pos[i, r] = p0 * tx + p1 * ty + p2 * tz + pos[p, r]
+            for r in range(3):
+                out[s, r] += mass[i] * pos[i, r]
+        for r in range(3):
+            out[s, r] /= total
+    return out
