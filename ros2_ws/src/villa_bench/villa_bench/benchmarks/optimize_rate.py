@@ -5,7 +5,8 @@ real SimSpark server started once and reused, the trainer's monitor link, no vis
 localization or strategy) and runs the walk engine and arbiter on the task's phases. The candidates are the shipped
 start set (`--sigma 0`: every evaluation walks its full length, the honest cost) or samples around it as CMA-ES's
 first generation draws them (`--sigma S`: falls end evaluations early, as in a run). Prints evaluations per hour,
-wall and simulated seconds per evaluation, the falls, and the machine's load average (other work slows it).
+wall and simulated seconds per evaluation, the CPU seconds per evaluation of the workers and their servers (process
+times), the falls, and the machine's load average (other work slows it).
 
     villa bench optimize_rate [--world villa|simspark] [--runs 40] [--workers 2] [--task sprint10]
         [--time-limit 10] [--sigma 0] [--robot-types 0]
@@ -52,16 +53,34 @@ def measure(args, robot_type: int) -> dict:
         xs = [np.clip(x0 + args.sigma * rng.standard_normal(x0.shape), 0.0, 1.0) for _ in range(args.runs)]
         t0 = time.monotonic()
         pool = WorkerPool(objective, args.workers)
+        workers, servers = [p.pid for p in pool.procs], sorted(pool.child_pids)
+        cpu0 = (_cpu(workers), _cpu(servers))
         started = time.monotonic()
         try:
             results = pool.evaluate(xs, tag=1)
+            wall = time.monotonic() - started
+            cpu = (_cpu(workers) - cpu0[0], _cpu(servers) - cpu0[1])
         finally:
             pool.close()
-        wall = time.monotonic() - started
     infos = [info for _, info in results]
     sim = float(sum(i.get("sim_time", 0.0) for i in infos))
     return {"evaluations": len(xs), "wall": wall, "start": started - t0, "sim": sim,
-            "falls": sum(bool(i.get("fell")) for i in infos), "fitness": float(np.mean([f for f, _ in results]))}
+            "falls": sum(bool(i.get("fell")) for i in infos), "fitness": float(np.mean([f for f, _ in results])),
+            "cpu_workers": cpu[0], "cpu_servers": cpu[1], "servers": len(servers)}
+
+
+def _cpu(pids: list[int]) -> float:
+    """User + system CPU seconds of the processes so far (0 for one that is gone)."""
+    import psutil
+
+    total = 0.0
+    for pid in pids:
+        try:
+            t = psutil.Process(pid).cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += t.user + t.system
+    return total
 
 
 def run(args) -> int:
@@ -76,6 +95,10 @@ def run(args) -> int:
               f"{r['wall'] * args.workers / r['evaluations']:.2f} worker-s per evaluation, "
               f"{r['sim'] / r['evaluations']:.2f} simulated s each, {r['sim'] / r['wall']:.1f}x real time overall; "
               f"workers started in {r['start']:.1f} s)", flush=True)
+        n = r["evaluations"]
+        server = f", their servers {r['cpu_servers'] / n:.3f}" if r["servers"] else ""
+        print(f"  CPU per evaluation: the workers {r['cpu_workers'] / n:.3f} s{server} (process times: steadier than "
+              f"the wall clock when the machine's speed drifts)", flush=True)
         print(f"  {r['falls']} of {r['evaluations']} fell, mean fitness {r['fitness']:.3f}; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
     return 0
