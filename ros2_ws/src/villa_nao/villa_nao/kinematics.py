@@ -279,7 +279,7 @@ class _Chain:
     k2: np.ndarray
     jmask: np.ndarray     # (k,) bool: link has a joint
     joints: tuple[str, ...]
-    links: np.ndarray     # (k, 9) per link pa, anchor, axis (C order, for the compiled search: leg_search)
+    links: np.ndarray     # (k, 9) per link pa, anchor, axis (C order, for the compiled search: villa_nao.compiled)
 
 
 @cache
