@@ -12,7 +12,7 @@ SRC = Path(__file__).resolve().parents[2]
 ROS = {"rclpy", "ament_index_python", "builtin_interfaces", "geometry_msgs", "nav_msgs", "rosgraph_msgs",
        "sensor_msgs", "std_msgs", "visualization_msgs", "tf2_msgs", "rcl_interfaces"}
 ROSDEP = {"numpy": "python3-numpy", "scipy": "python3-scipy", "yaml": "python3-yaml", "psutil": "python3-psutil",
-          "transforms3d": "python3-transforms3d", "matplotlib": "python3-matplotlib"}
+          "transforms3d": "python3-transforms3d", "matplotlib": "python3-matplotlib", "numba": "python3-numba"}
 
 
 def _imports(package: Path) -> set[str]:
