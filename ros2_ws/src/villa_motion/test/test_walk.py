@@ -410,15 +410,19 @@ def test_an_overlay_set_with_inherit_is_that_set_anew(tmp_path):
         load_parameter_sets(tmp_path / "w.yaml", "simspark")
 
 
-def test_on_simspark_robot_type_0_sprints_with_its_own_set_and_the_others_walk_goToTarget():
-    """The sprint set learned in villa sim fell on SimSpark's course; SimSpark's own (walk_params.simspark.yaml) is
-    robot type 0's, faster than goToTarget, and the stop set settles it after a stop; types 1-4 fell with it."""
+def test_on_simspark_robot_types_0_and_1_sprint_with_their_own_sets_and_the_others_walk_goToTarget():
+    """The sprint set learned in villa sim fell on SimSpark's course; SimSpark's own (walk_params.simspark.yaml) are
+    robot type 0's and type 1's (learned for it), faster than goToTarget, and the stop set settles them after a
+    stop; types 2-4 fell with type 0's."""
     path = config_path("villa_motion", "walk_params.yaml")
     ss, mj = load_parameter_sets(path, "simspark", 0), load_parameter_sets(path, "villa", 0)
     assert ss["goToTarget"] == mj["goToTarget"] and ss["sprint"] not in (ss["goToTarget"], mj["sprint"])
     w = WalkEngine(ss, "goToTarget", stop_set="goToTarget")
     assert w._fast("sprint") and not w._fast("goToTarget")
-    for rt in range(1, 5):
+    one = load_parameter_sets(path, "simspark", 1)
+    assert one["sprint"] not in (one["goToTarget"], ss["sprint"], load_parameter_sets(path, "villa", 1)["sprint"])
+    assert WalkEngine(one, "goToTarget", stop_set="goToTarget")._fast("sprint")
+    for rt in range(2, 5):
         sets = load_parameter_sets(path, "simspark", rt)
         assert sets["sprint"] == sets["goToTarget"], rt
 
@@ -635,12 +639,14 @@ def test_a_turn_in_place_asked_while_walking_waits_for_the_steps_to_slow_down():
 
 def test_the_turn_set_is_simsparks_for_robot_types_0_and_4_only():
     """Learned on SimSpark for robot types 0 and 4 (walk_params.simspark.yaml); villa sim has none, and on SimSpark
-    the other types' turn set is their goToTarget, so their in-place turns walk goToTarget as before."""
+    the other types' turn set is their goToTarget, so their in-place turns walk goToTarget as before (type 1's from
+    its own sprint too)."""
     from villa_motion import arbiter as A
 
+    serves = {0: {"goToTarget", "sprint"}, 1: {"sprint"}, 4: {"goToTarget", "sprint"}}
     for rt in range(5):
         walk = A.MotionArbiter(A.shipped_config(rt, "simspark")).walk
-        assert walk._turn_serves == ({"goToTarget", "sprint"} if rt in (0, 4) else set()), rt
+        assert walk._turn_serves == serves.get(rt, set()), rt
         assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length or rt not in (0, 4)
     assert "turn" not in A.shipped_config(0, "villa").walk_sets
 
