@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-# Levenberg-Marquardt's rules (kinematics re-exports them for the vectorised search): the first damping, its
+# Levenberg-Marquardt's rules (kinematics._bounded_lm, the vectorised search, uses them too): the first damping, its
 # factors after a step that helped and one that did not, its floor, the damping that ends a start, how close to a
 # bound a joint counts as at it, and the stopping rule (the cost is m^2, so 1e-5 relative is 5e-6 of the error).
 LM_LAMBDA0, LM_DOWN, LM_UP, LM_LAMBDA_MIN, LM_LAMBDA_MAX = 1e-3, 5.0, 8.0, 1e-12, 1e10

@@ -339,16 +339,9 @@ def _chain_jacobians(ch: _Chain, angles: np.ndarray) -> tuple[np.ndarray, np.nda
 # bounded least squares (the "nearest reachable" fallback)
 
 
-# Levenberg-Marquardt's rules, shared with the compiled single-target search (villa_nao.compiled)
-_LM_LAMBDA0, _LM_DOWN, _LM_UP, _LM_LAMBDA_MIN, _LM_LAMBDA_MAX = (compiled.LM_LAMBDA0, compiled.LM_DOWN,
-                                                                  compiled.LM_UP, compiled.LM_LAMBDA_MIN,
-                                                                  compiled.LM_LAMBDA_MAX)
-_LM_AT_BOUND, _LM_REL_GAIN, _LM_ABS_GAIN, _LM_MIN_STEP = (compiled.LM_AT_BOUND, compiled.LM_REL_GAIN,
-                                                          compiled.LM_ABS_GAIN, compiled.LM_MIN_STEP)
-
-
 def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, iters: int = 40):
-    """Minimise |r(q)|^2 over lo <= q <= hi from several starts q0 (S, n) at once (vectorised).
+    """Minimise |r(q)|^2 over lo <= q <= hi from several starts q0 (S, n) at once (vectorised), by the rules of the
+    compiled single-target search (villa_nao.compiled's LM_ constants).
 
     Levenberg-Marquardt with an active set on the bounds: a joint at a bound whose gradient points
     outward is held. ``residual_jac(q (S, n)) -> (r (S, m), J (S, m, n))`` with J = d(FK)/dq and
@@ -358,12 +351,12 @@ def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, it
     r, jac = residual_jac(q)
     cost = np.einsum("sm,sm->s", r, r)
     n = q.shape[1]
-    lam = np.full(len(q), _LM_LAMBDA0)
+    lam = np.full(len(q), compiled.LM_LAMBDA0)
     active = np.ones(len(q), dtype=bool)
     eye = np.eye(n)
     for _ in range(iters):
         g = np.einsum("smn,sm->sn", jac, r)
-        blocked = ((q <= lo + _LM_AT_BOUND) & (g < 0)) | ((q >= hi - _LM_AT_BOUND) & (g > 0))
+        blocked = ((q <= lo + compiled.LM_AT_BOUND) & (g < 0)) | ((q >= hi - compiled.LM_AT_BOUND) & (g > 0))
         active &= ~blocked.all(axis=1)
         if not active.any():
             break
@@ -376,11 +369,11 @@ def _bounded_lm(residual_jac, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray, it
         rn, jn = residual_jac(qn)
         cn = np.einsum("sm,sm->s", rn, rn)
         better = active & (cn < cost)
-        done = better & ((cost - cn <= _LM_ABS_GAIN + _LM_REL_GAIN * cost)
-                         | (np.abs(qn - q).max(axis=1) < _LM_MIN_STEP))
+        done = better & ((cost - cn <= compiled.LM_ABS_GAIN + compiled.LM_REL_GAIN * cost)
+                         | (np.abs(qn - q).max(axis=1) < compiled.LM_MIN_STEP))
         q[better], r[better], jac[better], cost[better] = qn[better], rn[better], jn[better], cn[better]
-        lam = np.where(better, np.maximum(lam / _LM_DOWN, _LM_LAMBDA_MIN), lam * _LM_UP)
-        active &= ~done & (lam <= _LM_LAMBDA_MAX)
+        lam = np.where(better, np.maximum(lam / compiled.LM_DOWN, compiled.LM_LAMBDA_MIN), lam * compiled.LM_UP)
+        active &= ~done & (lam <= compiled.LM_LAMBDA_MAX)
     return q, cost
 
 
