@@ -97,8 +97,10 @@ def test_a_child_started_with_tied_to_parent_ends_with_it():
 
 
 def _stopping(body: str) -> subprocess.Popen:
-    """A process that calls stop_on_signals(1.0, 'probe'), prints 'ready' and runs `body` (with `stop` the event)."""
-    code = ("import sys, time; from villa_sim.lifetime import stop_on_signals; stop = stop_on_signals(1.0, 'probe'); "
+    """A process that calls stop_on_signals(1.0, 'probe'), prints 'ready' and runs `body` (with `stop` the event);
+    numpy imported first, as in a player: its BLAS threads, which the kernel may pick to take the signal."""
+    code = ("import numpy, sys, time; from villa_sim.lifetime import stop_on_signals; "
+            "stop = stop_on_signals(1.0, 'probe'); "
             "print('ready', flush=True); " + body)
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline() == "ready\n"

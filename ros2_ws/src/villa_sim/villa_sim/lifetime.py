@@ -17,6 +17,7 @@ import ctypes
 import functools
 import os
 import signal
+import socket
 import sys
 import threading
 
@@ -43,24 +44,40 @@ def tied_to_parent(sig: int = signal.SIGTERM):
 def stop_on_signals(grace: float, name: str, signals=(signal.SIGINT, signal.SIGTERM)) -> threading.Event:
     """The process's stop request: the first of `signals` sets the returned event (the main loop's cue for a clean
     stop); if the process still runs `grace` s later, or at a second signal, it ends at once (os._exit with 128 + the
-    signal's number) after one line on stderr naming `name`.
+    signal's number) after one line on stderr naming `name`. Call it from the main thread.
 
-    The signals are blocked and taken by a thread of their own (sigwait), not by a Python handler, which runs only
-    when the main thread returns to the interpreter: a main thread stuck in native code (a middleware call) would
-    never see it. Call it from the main thread before any other thread starts (threads inherit the mask; so do child
-    processes, which this process must then not start)."""
-    sigs = set(signals)
-    signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    A Python handler runs only in the main thread, when that returns to the interpreter: a main thread stuck in
+    native code (a middleware call) would never run it. So the handlers do nothing themselves; the signal's number
+    reaches a thread of its own through the wakeup fd (signal.set_wakeup_fd), which whichever thread the kernel
+    interrupts writes at once (native threads too: numpy's BLAS pool, the middleware's)."""
+    wanted = {int(s) for s in signals}
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    for s in signals:
+        signal.signal(s, lambda *_: None)
+    signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     stop = threading.Event()
 
+    def next_signal(timeout: float | None) -> int | None:
+        reader.settimeout(timeout)
+        while True:
+            try:
+                got = reader.recv(1)
+            except TimeoutError:
+                return None
+            if got and got[0] in wanted:
+                return got[0]
+
     def watch() -> None:
-        first = signal.sigwait(sigs)
+        first = next_signal(None)
         stop.set()
-        again = signal.sigtimedwait(sigs, grace)
-        why = (f"a second {signal.Signals(again.si_signo).name}" if again is not None
+        again = next_signal(grace)
+        why = (f"a second {signal.Signals(again).name}" if again is not None
                else f"its clean stop took more than {grace:g} s")
         print(f"{name}: {why}: ending now", file=sys.stderr, flush=True)
-        os._exit(128 + int(first))
+        os._exit(128 + first)
 
-    threading.Thread(target=watch, name="stop-on-signals", daemon=True).start()
+    watcher = threading.Thread(target=watch, name="stop-on-signals", daemon=True)
+    watcher.sockets = (reader, writer)          # kept open for the process's life
+    watcher.start()
     return stop
