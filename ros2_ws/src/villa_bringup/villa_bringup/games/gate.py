@@ -27,8 +27,10 @@ import sys
 import threading
 
 from villa_bridge import framing
+from villa_sim.lifetime import stop_on_signals
 
 log = logging.getLogger("villa_games.gate")
+STOP_GRACE = 5.0             # s the gate process may take to close its relays once asked to stop
 
 
 class JoinGate:
@@ -45,7 +47,6 @@ class JoinGate:
         self._listener.settimeout(self.ACCEPT_POLL)
         self.port = self._listener.getsockname()[1]
         self.state = "nobody connected yet"
-        self.relayed = 0                       # bytes passed on, both directions
         self._stop = threading.Event()
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -104,7 +105,6 @@ class JoinGate:
                 if not data:
                     return                       # one side closed: close the other
                 other[s].sendall(data)
-                self.relayed += len(data)
 
     def close(self) -> None:
         self._stop.set()
@@ -173,9 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--count", type=int, default=1)
     args = ap.parse_args(argv)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop = stop_on_signals(STOP_GRACE, "join gate")
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
     gates = [JoinGate(args.server_port, args.host) for _ in range(args.count)]
     print("ports", *(g.port for g in gates), flush=True)
