@@ -48,6 +48,16 @@ def test_simspark_message_composes_and_reparses():
     assert b.first_reply() == "(init (unum 3)(teamname villa))(syn)"
 
 
+def test_simspark_joints_round_to_four_decimals_in_effector_order():
+    names = ["he1", "he2", "lle1"]
+    msg = effectors.simspark_joints(names, np.array([0.123456, -2.0, -0.0]))
+    assert msg == "(he1 0.1235)(he2 -2.0000)(lle1 -0.0000)"
+    assert [float(e[1]) for e in parse(msg)] == [0.1235, -2.0, 0.0]
+    assert effectors.simspark_joints(("he1",), [6.14]) == "(he1 6.1400)"
+    with pytest.raises(ValueError, match="3 effectors, 2 velocities"):
+        effectors.simspark_joints(names, [0.0, 1.0])
+
+
 def test_p_control_sign_clamp_and_stiffness():
     v = p_control(np.array([1.0, -1.0, np.nan, 0.5]), np.array([0.0, 0.0, 0.0, 0.4]), np.zeros(4),
                   np.array([1.0, 1.0, 1.0, 0.5]), 40.0, np.full(4, 6.0))
