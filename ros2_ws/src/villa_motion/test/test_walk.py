@@ -410,19 +410,22 @@ def test_an_overlay_set_with_inherit_is_that_set_anew(tmp_path):
         load_parameter_sets(tmp_path / "w.yaml", "simspark")
 
 
-def test_on_simspark_robot_types_0_and_1_sprint_with_their_own_sets_and_the_others_walk_goToTarget():
+def test_on_simspark_robot_types_0_to_2_sprint_with_their_own_sets_and_the_others_walk_goToTarget():
     """The sprint set learned in villa sim fell on SimSpark's course; SimSpark's own (walk_params.simspark.yaml) are
-    robot type 0's and type 1's (learned for it), faster than goToTarget, and the stop set settles them after a
-    stop; types 2-4 fell with type 0's."""
+    robot type 0's and those learned for types 1 and 2, faster than goToTarget, and the stop set settles them after a
+    stop; types 3 and 4 fell with type 0's."""
     path = config_path("villa_motion", "walk_params.yaml")
     ss, mj = load_parameter_sets(path, "simspark", 0), load_parameter_sets(path, "villa", 0)
     assert ss["goToTarget"] == mj["goToTarget"] and ss["sprint"] not in (ss["goToTarget"], mj["sprint"])
     w = WalkEngine(ss, "goToTarget", stop_set="goToTarget")
     assert w._fast("sprint") and not w._fast("goToTarget")
-    one = load_parameter_sets(path, "simspark", 1)
-    assert one["sprint"] not in (one["goToTarget"], ss["sprint"], load_parameter_sets(path, "villa", 1)["sprint"])
-    assert WalkEngine(one, "goToTarget", stop_set="goToTarget")._fast("sprint")
-    for rt in range(2, 5):
+    own = [ss["sprint"]]
+    for rt in (1, 2):
+        sets = load_parameter_sets(path, "simspark", rt)
+        assert sets["sprint"] not in (sets["goToTarget"], load_parameter_sets(path, "villa", rt)["sprint"], *own), rt
+        assert WalkEngine(sets, "goToTarget", stop_set="goToTarget")._fast("sprint"), rt
+        own.append(sets["sprint"])
+    for rt in (3, 4):
         sets = load_parameter_sets(path, "simspark", rt)
         assert sets["sprint"] == sets["goToTarget"], rt
 
@@ -637,17 +640,15 @@ def test_a_turn_in_place_asked_while_walking_waits_for_the_steps_to_slow_down():
     assert all(n == "turn" for n, _ in names[first:])
 
 
-def test_the_turn_set_is_simsparks_for_robot_types_0_and_4_only():
-    """Learned on SimSpark for robot types 0 and 4 (walk_params.simspark.yaml); villa sim has none, and on SimSpark
-    the other types' turn set is their goToTarget, so their in-place turns walk goToTarget as before (type 1's from
-    its own sprint too)."""
+def test_every_robot_type_turns_with_simsparks_turn_set_there_and_not_on_villa_sim():
+    """Learned on SimSpark (walk_params.simspark.yaml: one set for robot types 0-3, type 4's own); villa sim has none,
+    so its in-place turns walk goToTarget as before."""
     from villa_motion import arbiter as A
 
-    serves = {0: {"goToTarget", "sprint"}, 1: {"sprint"}, 4: {"goToTarget", "sprint"}}
     for rt in range(5):
         walk = A.MotionArbiter(A.shipped_config(rt, "simspark")).walk
-        assert walk._turn_serves == serves.get(rt, set()), rt
-        assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length or rt not in (0, 4)
+        assert walk._turn_serves == {"goToTarget", "sprint"}, rt
+        assert walk.sets["turn"].phase_length < walk.sets["goToTarget"].phase_length, rt
     assert "turn" not in A.shipped_config(0, "villa").walk_sets
 
 
